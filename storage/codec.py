@@ -1,0 +1,359 @@
+"""Task files: YAML frontmatter between `---` lines, then a free markdown body.
+
+`loads`/`dumps` in the style of `json`, plus `update_text`, which rewrites only the lines
+of the keys that change: every other byte of the file (other keys, their order, comments,
+quoting, the body, the line endings, a BOM) stays as it was.
+
+>>> task = loads("---\\nid: t-1\\ntitle: Write docs\\nstatus: todo\\n---\\nBody\\n", path="t.md")
+>>> task.id, task.status, task.body
+('t-1', 'active', 'Body\\n')
+>>> update_text("---\\nid: t-1 # keep\\nstatus: active\\n---\\nBody\\n", {"status": "done"})
+'---\\nid: t-1 # keep\\nstatus: done\\n---\\nBody\\n'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import IO, Any, Final
+
+import yaml_rs
+
+from storage.errors import NotATask, ParseError
+from storage.model import (
+    DEFAULT_TYPE,
+    Task,
+    is_valid_id,
+    normalise_priority,
+    normalise_status,
+)
+from storage.timestamps import parse_timestamp
+from storage.yamltext import key_lines
+
+__all__ = ["DELETE", "Parts", "dump", "dumps", "load", "loads", "split", "update_text"]
+
+BOM = "\ufeff"
+DELETE: Final = object()
+"""A value for `update_text` that removes the key."""
+
+_ALIAS_LIMITS = yaml_rs.AliasLimits(max_total_replayed_events=10_000, max_replay_stack_depth=16)
+_CLOSING = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+_KEY_LINE = re.compile(r"""^(["']?)([^\s"'#:-][^"':]*?)\1[ \t]*:(?:[ \t]|\r?$)""")
+_RAW_VALUE = re.compile(r"""^[^:]*:[ \t]*(.*?)(?:[ \t]+#.*)?$""")
+
+_ID_KEYS = ("id", "task_id", "permalink")
+_STRING_KEYS = ("title", "type", "parent", "project", "assignee", "complexity", "effort", "context")
+_LIST_KEYS = ("depends_on", "soft_depends_on", "tags")
+_TIME_KEYS = ("due", "created", "modified", "completed")
+_COMPUTED_KEYS = ("depth", "leaf", "children", "blocks")
+_MODEL_KEYS = frozenset(
+    (
+        *_ID_KEYS,
+        *_STRING_KEYS,
+        *_LIST_KEYS,
+        *_TIME_KEYS,
+        *_COMPUTED_KEYS,
+        "status",
+        "priority",
+        "order",
+    )
+)
+_FIELD_ORDER = (
+    "id", "title", "type", "status", "priority", "order", "parent", "depends_on",
+    "soft_depends_on", "project", "tags", "assignee", "complexity", "effort", "context",
+    "due", "created", "modified", "completed",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """A task file cut into its pieces; joining them gives the text back unchanged."""
+
+    bom: str
+    opening: str  # the first `---` line with its line ending
+    front: str  # the YAML text, every line with its line ending
+    closing: str  # the closing `---` line with its line ending ('' at end of file)
+    body: str
+    newline: str
+
+    def join(self) -> str:
+        return self.bom + self.opening + self.front + self.closing + self.body
+
+
+def split(text: str, path: str = "") -> Parts:
+    """Cut a file's text into BOM, frontmatter and body; ParseError when there is none."""
+    bom = BOM if text.startswith(BOM) else ""
+    rest = text[len(bom) :]
+    first_end = rest.find("\n") + 1 or len(rest)
+    if rest[:first_end].rstrip() != "---":
+        raise NotATask(path, "no frontmatter (file does not start with '---')")
+    closing = _CLOSING.search(rest, first_end)
+    if closing is None:
+        raise ParseError(path, "frontmatter is not closed (no second '---' line)")
+    close_end = (
+        closing.end() + 1 if rest[closing.end() : closing.end() + 1] == "\n" else closing.end()
+    )
+    newline = "\r\n" if rest[:first_end].endswith("\r\n") else "\n"
+    return Parts(
+        bom, rest[:first_end], rest[first_end : closing.start()],
+        rest[closing.start() : close_end], rest[close_end:], newline,
+    )  # fmt: skip
+
+
+def parse_front(parts: Parts, path: str = "") -> dict[str, Any]:
+    """The frontmatter as a mapping (YAML 1.2, safe, alias-limited, no duplicate keys)."""
+    try:
+        data = yaml_rs.loads(parts.front, parse_datetime=False, alias_limits=_ALIAS_LIMITS)
+    except yaml_rs.YAMLDecodeError as exc:
+        raise ParseError(path, f"invalid YAML in frontmatter: {_first_line(str(exc))}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ParseError(path, f"frontmatter is a YAML {type(data).__name__}, not a mapping")
+    return data
+
+
+def loads(text: str, *, path: str = "", stem: str | None = None) -> Task:
+    """Parse one task file's text. `stem` is the id for a file whose frontmatter has none."""
+    parts = split(text, path)
+    meta = parse_front(parts, path)
+    return to_task(meta, parts, path=path, stem=stem)
+
+
+def load(fp: IO[str], *, path: str = "", stem: str | None = None) -> Task:
+    return loads(fp.read(), path=path, stem=stem)
+
+
+def to_task(meta: dict[str, Any], parts: Parts, *, path: str, stem: str | None) -> Task:
+    """Build the model from parsed frontmatter; raw text recovers strings YAML re-typed."""
+    raw = _RawScalars(parts.front)
+    title = _string(meta, "title", raw)
+    if title is None or not title.strip():
+        raise NotATask(path)
+    task_id = _task_id(meta, raw, stem, path)
+    try:
+        times = {key: parse_timestamp(meta.get(key)) for key in _TIME_KEYS}
+    except (ValueError, TypeError) as exc:
+        raise ParseError(path, f"unreadable timestamp: {exc}") from exc
+    return Task(
+        id=task_id,
+        title=title.strip(),
+        path=path,
+        type=_string(meta, "type", raw) or DEFAULT_TYPE,
+        status=normalise_status(_string(meta, "status", raw) or "inbox"),
+        priority=normalise_priority(meta.get("priority")),
+        order=_int(meta.get("order")),
+        parent=_string(meta, "parent", raw) or None,
+        depends_on=_ids(meta.get("depends_on")),
+        soft_depends_on=_ids(meta.get("soft_depends_on")),
+        project=_string(meta, "project", raw) or None,
+        tags=_ids(meta.get("tags")),
+        assignee=_string(meta, "assignee", raw) or None,
+        complexity=_string(meta, "complexity", raw),
+        effort=_string(meta, "effort", raw),
+        context=_string(meta, "context", raw),
+        body=parts.body,
+        extra=_extra(meta),
+        **times,
+    )
+
+
+def _task_id(meta: dict[str, Any], raw: _RawScalars, stem: str | None, path: str) -> str:
+    for key in _ID_KEYS:
+        value = _string(meta, key, raw)
+        if value:
+            break
+    else:
+        value = stem or ""
+    if not is_valid_id(value):
+        raise ParseError(path, f"invalid id {value!r}")
+    return value
+
+
+def _string(meta: dict[str, Any], key: str, raw: _RawScalars) -> str | None:
+    value = meta.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value) or None
+    return raw.get(key) or str(value)
+
+
+def _int(value: object) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return 0
+
+
+def _ids(value: object) -> tuple[str, ...]:
+    if value is None or value == "":
+        return ()
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    if isinstance(value, list):
+        return tuple(str(item).strip() for item in value if item is not None and str(item).strip())
+    return (str(value),)
+
+
+def _extra(meta: dict[str, Any]) -> Mapping[str, Any]:
+    extra = {key: value for key, value in meta.items() if key not in _MODEL_KEYS}
+    return MappingProxyType(extra) if extra else MappingProxyType({})
+
+
+def _first_line(message: str) -> str:
+    return message.strip().splitlines()[0] if message.strip() else "unknown error"
+
+
+class _RawScalars:
+    """The text after `key:` on a top-level line, for strings YAML would re-type (`0123`)."""
+
+    def __init__(self, front: str) -> None:
+        self._front = front
+        self._values: dict[str, str] | None = None
+
+    def get(self, key: str) -> str | None:
+        if self._values is None:
+            self._values = {}
+            for line in self._front.splitlines():
+                found = _KEY_LINE.match(line)
+                value = _RAW_VALUE.match(line)
+                if found and value:
+                    self._values.setdefault(found.group(2), value.group(1))
+        return self._values.get(key)
+
+
+# --- writing ---------------------------------------------------------------------------
+
+
+def dumps(task: Task) -> str:
+    """A new file's text for `task`: known fields in the usual order, then `extra`."""
+    lines = [key_lines(key, value, "\n") for key, value in _fields_to_write(task)]
+    body = task.body if task.body.startswith("\n") or not task.body else "\n" + task.body
+    return "---\n" + "".join(lines) + "---\n" + body
+
+
+def dump(task: Task, fp: IO[str]) -> None:
+    fp.write(dumps(task))
+
+
+def _fields_to_write(task: Task) -> list[tuple[str, object]]:
+    values: dict[str, object] = {
+        "id": task.id, "title": task.title, "type": task.type, "status": task.status,
+        "priority": task.priority, "order": task.order, "parent": task.parent,
+        "depends_on": list(task.depends_on), "soft_depends_on": list(task.soft_depends_on),
+        "project": task.project, "tags": list(task.tags), "assignee": task.assignee,
+        "complexity": task.complexity, "effort": task.effort, "context": task.context,
+        "due": task.due, "created": task.created, "modified": task.modified,
+        "completed": task.completed,
+    }  # fmt: skip
+    always = {"id", "title", "type", "status", "priority", "parent", "depends_on"}
+    fields = [(k, values[k]) for k in _FIELD_ORDER if k in always or values[k] not in (None, [], 0)]
+    return fields + [(key, value) for key, value in task.extra.items()]
+
+
+def update_text(text: str, changes: Mapping[str, object], path: str = "") -> str:
+    """Rewrite only the frontmatter lines of the keys in `changes` (DELETE removes a key).
+
+    New keys go at the end of the frontmatter. Raises ParseError for a file with no
+    frontmatter to update.
+    """
+    parts = split(text, path)
+    lines = parts.front.splitlines(keepends=True)
+    blocks = _key_blocks(lines)
+    pending = dict(changes)
+    out: list[str] = []
+    for key, start, end in blocks:
+        if key is None or key not in pending:
+            out.extend(lines[start:end])
+            continue
+        value = pending.pop(key)
+        if value is not DELETE:
+            text = key_lines(
+                key, value, parts.newline, block_indent=_block_indent(lines[start:end])
+            )
+            out.append(
+                _keep_comment(text, lines[start], parts.newline) if end - start == 1 else text
+            )
+    if out and not out[-1].endswith("\n"):
+        out[-1] += parts.newline
+    out.extend(key_lines(k, v, parts.newline) for k, v in pending.items() if v is not DELETE)
+    front = "".join(out)
+    return Parts(
+        parts.bom,
+        parts.opening,
+        front,
+        parts.closing or "---" + parts.newline,
+        parts.body,
+        parts.newline,
+    ).join()
+
+
+def _key_blocks(lines: list[str]) -> list[tuple[str | None, int, int]]:
+    """Top-level keys with the line range each spans; other lines (comments) on their own."""
+    blocks: list[tuple[str | None, int, int]] = []
+    for index, line in enumerate(lines):
+        found = _KEY_LINE.match(line)
+        if found:
+            blocks.append((found.group(2), index, index + 1))
+        elif blocks and blocks[-1][0] is not None and _continues(line):
+            key, start, _ = blocks[-1]
+            blocks[-1] = (key, start, index + 1)
+        else:
+            blocks.append((None, index, index + 1))
+    return _trim_blank_tails(blocks, lines)
+
+
+def _trim_blank_tails(
+    blocks: list[tuple[str | None, int, int]], lines: list[str]
+) -> list[tuple[str | None, int, int]]:
+    """Blank lines after a key's last value line stay in place when the key is rewritten."""
+    trimmed: list[tuple[str | None, int, int]] = []
+    for key, start, end in blocks:
+        last = end
+        while key is not None and last - 1 > start and not lines[last - 1].strip():
+            last -= 1
+        trimmed.append((key, start, last))
+        trimmed.extend((None, index, index + 1) for index in range(last, end))
+    return trimmed
+
+
+def _continues(line: str) -> bool:
+    """A line that belongs to the key above it: indented, a `- ` list item, or blank."""
+    return line[:1] in (" ", "\t", "-") or not line.strip()
+
+
+_TRAILING_COMMENT = re.compile(
+    r"""^[^:]*:[ \t]*(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^#'"\r\n]*?)([ \t]+#[^\r\n]*)\r?\n?$"""
+)
+
+
+def _keep_comment(text: str, old_line: str, newline: str) -> str:
+    """Carry a `  # comment` at the end of the old line over to the rewritten one."""
+    found = _TRAILING_COMMENT.match(old_line)
+    if not found or "\n" in text.removesuffix(newline):
+        return text
+    return text.removesuffix(newline) + found.group(1) + newline
+
+
+def _block_indent(lines: list[str]) -> str | None:
+    """The `- ` item prefix of a block-style list (`'  '` for `  - a`), else None."""
+    for line in lines[1:]:
+        stripped = line.lstrip(" ")
+        if stripped.startswith("- ") or stripped.rstrip() == "-":
+            return line[: len(line) - len(stripped)]
+    return None
+
+
+def read_path(path: str | Path, rel: str) -> Task:
+    """Read one file from disk (`rel` is its path under the root); the stem is the fallback id."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(rel, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    return loads(text, path=rel, stem=rel.rsplit("/", 1)[-1].removesuffix(".md"))

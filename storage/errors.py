@@ -1,0 +1,97 @@
+"""Exceptions of the storage layer.
+
+    StorageError
+    ├── ParseError(path, detail)      a file that is not a readable task
+    │   └── NotATask(path)            readable markdown, but no `title`: not a task
+    ├── TaskNotFound(task_id)
+    ├── InvalidId(task_id)            an id that could name a path outside the root
+    ├── PathOutsideRoot(path)
+    ├── Conflict(path, expected, actual)   the file changed since the caller read it
+    ├── DuplicateId(task_id, paths)
+    ├── AlreadyExists(path)
+    └── ImportFailed(source, detail)  an importer could not write its tree
+
+Bulk loading never raises these for one bad file: it returns the problems beside the tasks.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AlreadyExists",
+    "Conflict",
+    "DuplicateId",
+    "ImportFailed",
+    "InvalidId",
+    "NotATask",
+    "ParseError",
+    "PathOutsideRoot",
+    "StorageError",
+    "TaskNotFound",
+]
+
+
+class StorageError(Exception):
+    """Base of every storage failure."""
+
+
+class ParseError(StorageError):
+    def __init__(self, path: str, detail: str) -> None:
+        super().__init__(f"{path}: {detail}")
+        self.path = path
+        self.detail = detail
+
+
+class NotATask(ParseError):
+    def __init__(self, path: str, detail: str = "frontmatter has no title") -> None:
+        super().__init__(path, detail)
+
+
+class TaskNotFound(StorageError):
+    def __init__(self, task_id: str) -> None:
+        super().__init__(f"no task with id {task_id!r}")
+        self.task_id = task_id
+
+
+class InvalidId(StorageError):
+    def __init__(self, task_id: str) -> None:
+        super().__init__(
+            f"invalid task id {task_id!r}: use letters, digits, '.', '_' and '-', "
+            "starting with a letter or digit"
+        )
+        self.task_id = task_id
+
+
+class PathOutsideRoot(StorageError):
+    def __init__(self, path: str) -> None:
+        super().__init__(f"path {path!r} is outside the task root")
+        self.path = path
+
+
+class Conflict(StorageError):
+    def __init__(self, path: str, expected: str, actual: str) -> None:
+        super().__init__(
+            f"{path} changed since it was read (expected modified {expected}, file has {actual})"
+        )
+        self.path = path
+        self.expected = expected
+        self.actual = actual
+
+
+class DuplicateId(StorageError):
+    def __init__(self, task_id: str, paths: tuple[str, ...]) -> None:
+        super().__init__(f"id {task_id!r} is used by {', '.join(paths)}")
+        self.task_id = task_id
+        self.paths = paths
+
+
+class AlreadyExists(StorageError):
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} already exists")
+        self.path = path
+
+
+class ImportFailed(StorageError):
+    def __init__(self, source: str, detail: str) -> None:
+        super().__init__(f"import of {source} failed: {detail}")
+        self.source = source
+        self.detail = detail

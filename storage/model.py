@@ -1,0 +1,162 @@
+"""The task model: one frozen record per task file, and the vocabulary it uses.
+
+Every status, type and readiness constant of the product lives here, so that `graph`
+(which imports this module and nothing else of `storage`) and `tasks_server` share one
+definition.
+
+>>> normalise_status("In-Progress")
+'in_progress'
+>>> normalise_status("queued")
+'queued'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any
+
+__all__ = [
+    "DEFAULT_PRIORITY",
+    "DEFAULT_TYPE",
+    "ID_PATTERN",
+    "KNOWN_STATUSES",
+    "KNOWN_TYPES",
+    "READY_STATUSES",
+    "TERMINAL_STATUSES",
+    "Task",
+    "is_terminal",
+    "is_valid_id",
+    "normalise_priority",
+    "normalise_status",
+]
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+KNOWN_STATUSES = (
+    "inbox",
+    "active",
+    "in_progress",
+    "blocked",
+    "waiting",
+    "review",
+    "merge_ready",
+    "deferred",
+    "done",
+    "cancelled",
+)
+TERMINAL_STATUSES = frozenset({"done", "cancelled"})
+READY_STATUSES = frozenset({"active"})
+IN_PROGRESS_STATUS = "in_progress"
+BLOCKED_STATUS = "blocked"
+REVIEW_STATUS = "review"
+
+_STATUS_ALIASES = {
+    "in-progress": "in_progress",
+    "inprogress": "in_progress",
+    "doing": "in_progress",
+    "todo": "active",
+    "to_do": "active",
+    "to-do": "active",
+    "to do": "active",
+    "open": "active",
+    "ready": "active",
+    "closed": "done",
+    "completed": "done",
+    "complete": "done",
+    "finished": "done",
+    "canceled": "cancelled",
+    "wontfix": "cancelled",
+    "won't do": "cancelled",
+    "in_review": "review",
+    "in-review": "review",
+    "in review": "review",
+}
+
+KNOWN_TYPES = ("goal", "project", "epic", "task", "action", "bug", "feature", "learn")
+DEFAULT_TYPE = "task"
+DEFAULT_PRIORITY = 2
+_PRIORITY_WORDS = {
+    "critical": 0,
+    "urgent": 0,
+    "highest": 0,
+    "high": 1,
+    "medium": 2,
+    "normal": 2,
+    "low": 3,
+    "lowest": 4,
+    "trivial": 4,
+}
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def normalise_status(raw: str) -> str:
+    """Map a status as written to its canonical name; unknown statuses are kept as written."""
+    key = raw.strip().lower()
+    if key in KNOWN_STATUSES:
+        return key
+    return _STATUS_ALIASES.get(key, raw.strip())
+
+
+def normalise_priority(raw: object) -> int:
+    """Read a priority, 0 (most urgent) to 4; words like `high` map, others get the default."""
+    if isinstance(raw, bool):
+        return DEFAULT_PRIORITY
+    if isinstance(raw, int):
+        return min(max(raw, 0), 4)
+    if isinstance(raw, str):
+        text = raw.strip().lower().removeprefix("p")
+        if text.isdigit():
+            return min(int(text), 4)
+        return _PRIORITY_WORDS.get(text, DEFAULT_PRIORITY)
+    return DEFAULT_PRIORITY
+
+
+def is_valid_id(task_id: str) -> bool:
+    """True when `task_id` is safe as an id and as part of a file name (no `/`, no `..`)."""
+    return bool(ID_PATTERN.match(task_id)) and ".." not in task_id
+
+
+def is_terminal(status: str) -> bool:
+    """True for `done` and `cancelled`: a dependency on such a task is satisfied."""
+    return status in TERMINAL_STATUSES
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One task as read from its file. `path` is relative to the root, POSIX style.
+
+    `depth`, `leaf`, `children` and `blocks` are not here: the index computes them.
+    `extra` holds every frontmatter key the model does not name, untouched.
+    """
+
+    id: str
+    title: str
+    path: str
+    type: str = DEFAULT_TYPE
+    status: str = "inbox"
+    priority: int = DEFAULT_PRIORITY
+    order: int = 0
+    parent: str | None = None
+    depends_on: tuple[str, ...] = ()
+    soft_depends_on: tuple[str, ...] = ()
+    project: str | None = None
+    tags: tuple[str, ...] = ()
+    assignee: str | None = None
+    complexity: str | None = None
+    effort: str | None = None
+    context: str | None = None
+    due: datetime | None = None
+    created: datetime | None = None
+    modified: datetime | None = None
+    completed: datetime | None = None
+    body: str = ""
+    extra: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in TERMINAL_STATUSES

@@ -1,0 +1,48 @@
+"""Timestamps in every shape real task trees use, made timezone-aware.
+
+>>> parse_timestamp("2026-02-04T16:37:39.524657-08:00").isoformat()
+'2026-02-04T16:37:39.524657-08:00'
+>>> parse_timestamp("2026-01-01").isoformat()
+'2026-01-01T00:00:00+00:00'
+>>> parse_timestamp("2026-02-04T16:37:39.123456789Z").isoformat()
+'2026-02-04T16:37:39.123456+00:00'
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime
+
+__all__ = ["format_timestamp", "parse_timestamp", "utc_now"]
+
+# Python's parser keeps six fractional digits; longer fractions (beads writes nine) are cut.
+_LONG_FRACTION = re.compile(r"(\.\d{6})\d+")
+
+
+def parse_timestamp(value: object) -> datetime | None:
+    """Read an ISO datetime or date (with or without offset); naive values are UTC.
+
+    Returns None for None or an empty string; raises ValueError for anything unreadable.
+    """
+    if value is None or value == "":
+        return None
+    if type(value) is str and len(value) <= 32:  # the common shape: no long fraction
+        parsed = datetime.fromisoformat(value.strip())
+    elif isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, date):
+        parsed = datetime(value.year, value.month, value.day)
+    elif isinstance(value, str):
+        parsed = datetime.fromisoformat(_LONG_FRACTION.sub(r"\1", value.strip()))
+    else:
+        raise ValueError(f"not a timestamp: {value!r}")
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def format_timestamp(value: datetime) -> str:
+    """The ISO form we write: offset kept, microseconds only when present."""
+    return value.isoformat()
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)

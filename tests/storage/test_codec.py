@@ -1,0 +1,208 @@
+"""The codec: every YAML trap read right, and writes that change only the changed lines."""
+
+from __future__ import annotations
+
+import difflib
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+import yaml_rs
+
+from storage import codec
+from storage.errors import NotATask, ParseError
+from tests.conftest import ODD
+
+PARSEABLE_ODD = sorted(
+    path
+    for path in ODD.glob("*.md")
+    if path.name
+    not in {
+        "bad-yaml.md",
+        "unclosed-frontmatter.md",
+        "not-utf8.md",
+        "no-frontmatter.md",
+        "not-mapping.md",
+    }
+)
+
+
+def read(name: str) -> str:
+    return (ODD / name).read_bytes().decode("utf-8")
+
+
+def changed_lines(before: str, after: str) -> list[str]:
+    diff = difflib.ndiff(before.splitlines(keepends=True), after.splitlines(keepends=True))
+    return [line for line in diff if line[:1] in "+-"]
+
+
+def test_status_no_is_read_as_the_word_not_a_boolean() -> None:
+    task = codec.loads(read("yaml-status-no.md"), path="x.md")
+    assert task.status == "no"
+
+
+def test_id_with_a_leading_zero_keeps_its_zero() -> None:
+    task = codec.loads(read("yaml-id-leading-zero.md"), path="x.md")
+    assert task.id == "0123"
+
+
+def test_date_looking_title_stays_the_text_written() -> None:
+    task = codec.loads(read("yaml-date-title.md"), path="x.md")
+    assert task.title == "2024-01-01"
+
+
+def test_title_containing_three_dashes_does_not_close_the_frontmatter() -> None:
+    task = codec.loads(read("title-with-dashes.md"), path="x.md")
+    assert task.title == "Split --- here"
+    assert "\n---\n" in task.body
+
+
+def test_bom_file_is_read_and_written_back_with_its_bom() -> None:
+    text = read("bom.md")
+    assert text.startswith("\ufeff")
+    updated = codec.update_text(text, {"status": "done"})
+    assert updated.startswith("\ufeff---")
+    assert codec.loads(updated).status == "done"
+
+
+def test_crlf_file_keeps_crlf_on_every_line_after_an_update() -> None:
+    text = read("crlf.md")
+    updated = codec.update_text(text, {"status": "done", "brand_new": "x"})
+    assert updated.count("\n") == updated.count("\r\n")
+    assert "status: done\r\n" in updated
+    assert codec.loads(updated).body == codec.loads(text).body
+
+
+def test_emoji_title_is_read_and_written_back_intact() -> None:
+    task = codec.loads(read("emoji.md"), path="emoji.md")
+    assert any(ord(ch) > 0xFFFF for ch in task.title)
+    assert codec.loads(codec.dumps(task)).title == task.title
+
+
+def test_file_without_id_takes_its_stem_as_id() -> None:
+    task = codec.loads(read("no-id.md"), path="no-id.md", stem="no-id")
+    assert task.id == "no-id"
+
+
+def test_unknown_keys_survive_in_extra() -> None:
+    task = codec.loads(read("comments-and-unknown-keys.md"))
+    assert task.extra["custom_field"] == "keep me"
+
+
+@pytest.mark.parametrize("path", PARSEABLE_ODD, ids=lambda p: p.name)
+def test_rewriting_nothing_gives_the_same_bytes(path: Path) -> None:
+    text = path.read_bytes().decode("utf-8")
+    assert codec.update_text(text, {}) == text
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in PARSEABLE_ODD if p.name != "not-a-task.md"], ids=lambda p: p.name
+)
+def test_changing_status_rewrites_only_the_status_line(path: Path) -> None:
+    text = path.read_bytes().decode("utf-8")
+    had_status = "\nstatus:" in text.replace("\r\n", "\n")
+    updated = codec.update_text(text, {"status": "review"})
+    changes = changed_lines(text, updated)
+    assert all("status" in line for line in changes), changes
+    assert len(changes) == (2 if had_status else 1)
+    assert codec.loads(updated, stem=path.stem).status == "review"
+
+
+def test_comment_at_the_end_of_a_rewritten_line_is_kept() -> None:
+    text = read("comments-and-unknown-keys.md")
+    updated = codec.update_text(text, {"status": "done"})
+    assert "status: done  # trailing comment on a known key\n" in updated
+    assert "title: 'Single-quoted title, it''s kept'\n" in updated
+    assert 'reviewer: "Double-quoted: with a colon"\n' in updated
+
+
+def test_block_list_stays_block_style_when_it_grows() -> None:
+    text = "---\nid: a\ntitle: T\ndepends_on:\n  - b\n  - c\n\nstatus: active\n---\nbody\n"
+    updated = codec.update_text(text, {"depends_on": ["b", "c", "d"]})
+    assert updated == (
+        "---\nid: a\ntitle: T\ndepends_on:\n  - b\n  - c\n  - d\n\nstatus: active\n---\nbody\n"
+    )
+
+
+def test_deleting_a_key_removes_only_its_lines() -> None:
+    text = "---\nid: a\ntitle: T\ntags:\n- x\n- y\nstatus: active\n---\n"
+    assert codec.update_text(text, {"tags": codec.DELETE}) == (
+        "---\nid: a\ntitle: T\nstatus: active\n---\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "value", ["no", "yes", "on", "0123", "1e3", "2024-01-01", "null", "~", "a: b", "# x", " x", ""]
+)
+def test_strings_yaml_would_retype_are_written_quoted(value: str) -> None:
+    text = codec.update_text("---\ntitle: T\n---\n", {"title": value})
+    assert text.split("\n")[1] != f"title: {value}"
+    assert yaml_rs.loads(text.split("---")[1], parse_datetime=False)["title"] == value
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        (
+            "2026-02-04T16:37:39.524657-08:00",
+            datetime(2026, 2, 4, 16, 37, 39, 524657, timezone(timedelta(hours=-8))),
+        ),
+        ("2026-01-01", datetime(2026, 1, 1, tzinfo=UTC)),
+        ("2026-01-01T10:00:00", datetime(2026, 1, 1, 10, tzinfo=UTC)),
+        ("2026-01-01T10:00:00.123Z", datetime(2026, 1, 1, 10, 0, 0, 123000, tzinfo=UTC)),
+        ("2026-01-01T10:00:00.123456789Z", datetime(2026, 1, 1, 10, 0, 0, 123456, tzinfo=UTC)),
+        ("'2026-06-30 11:38'", datetime(2026, 6, 30, 11, 38, tzinfo=UTC)),
+    ],
+)
+def test_timestamps_of_every_shape_become_timezone_aware(written: str, expected: datetime) -> None:
+    task = codec.loads(f"---\ntitle: T\nid: a\ncreated: {written}\n---\n")
+    assert task.created == expected
+    assert task.created is not None and task.created.tzinfo is not None
+
+
+@pytest.mark.parametrize(
+    ("raw", "status"),
+    [("in-progress", "in_progress"), ("todo", "active"), ("open", "active"), ("closed", "done"),
+     ("completed", "done"), ("queued", "queued"), ("Done", "done")],
+)  # fmt: skip
+def test_status_aliases_are_normalised_and_unknown_ones_kept(raw: str, status: str) -> None:
+    assert codec.loads(f"---\nid: a\ntitle: T\nstatus: {raw}\n---\n").status == status
+
+
+def test_dumps_then_loads_gives_the_same_task() -> None:
+    original = codec.loads(read("comments-and-unknown-keys.md"), path="p.md")
+    again = codec.loads(codec.dumps(original), path="p.md")
+    assert again == original
+
+
+@pytest.mark.parametrize(
+    ("name", "error", "fragment"),
+    [
+        ("bad-yaml.md", ParseError, "invalid YAML"),
+        ("unclosed-frontmatter.md", ParseError, "not closed"),
+        ("not-mapping.md", ParseError, "not a mapping"),
+        ("no-frontmatter.md", NotATask, "no frontmatter"),
+        ("not-a-task.md", NotATask, "no title"),
+    ],
+)
+def test_unreadable_files_raise_a_parse_error_naming_the_cause(
+    name: str, error: type[Exception], fragment: str
+) -> None:
+    with pytest.raises(error) as info:
+        codec.loads(read(name), path=name)
+    assert fragment in str(info.value)
+    assert name in str(info.value)
+
+
+def test_yaml_alias_bomb_is_refused_not_expanded() -> None:
+    bomb = "---\ntitle: T\na: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{b}: &{b} [*{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}]\n"
+        for a, b in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+    with pytest.raises(ParseError):
+        codec.loads(bomb + "---\n")
+
+
+def test_an_id_that_could_name_a_path_is_refused() -> None:
+    with pytest.raises(ParseError, match="invalid id"):
+        codec.loads("---\nid: ../../etc/passwd\ntitle: T\n---\n")
