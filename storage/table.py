@@ -1,0 +1,133 @@
+"""The file table: what every file of a tree currently holds, and which task wins an id.
+
+A tree is read once into a `FileTable`; after that, each changed file is re-read alone and
+`put` (or `drop`) into the table, which answers with the `Delta` of tasks that changed.
+Duplicate ids are resolved here, deterministically: the lexicographically first path wins.
+
+>>> from storage.model import Task
+>>> table = FileTable()
+>>> table.put(FileResult("b.md", (1, 1), Task(id="t", title="B", path="b.md"))).upserted[0].title
+'B'
+>>> table.put(FileResult("a.md", (1, 1), Task(id="t", title="A", path="a.md"))).upserted[0].title
+'A'
+>>> table.duplicates()
+{'t': ('a.md', 'b.md')}
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Literal
+
+from storage.model import Task
+
+__all__ = ["Delta", "FileResult", "FileTable", "Problem", "ProblemKind"]
+
+ProblemKind = Literal["parse_error", "not_utf8", "too_large", "duplicate_id", "unsafe_path"]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A file the load could not use as a task, with the reason; never dropped silently."""
+
+    path: str
+    kind: ProblemKind
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """One file as last read: a task, a problem, or neither (markdown that is not a task)."""
+
+    path: str
+    stamp: tuple[int, int]
+    task: Task | None = None
+    problem: Problem | None = None
+
+
+@dataclass(slots=True)
+class Delta:
+    """Tasks that now hold their id (new or changed) and ids that no longer exist."""
+
+    upserted: list[Task] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.upserted or self.removed)
+
+    def extend(self, other: Delta) -> None:
+        self.upserted.extend(other.upserted)
+        self.removed.extend(other.removed)
+
+
+class FileTable:
+    """Files by path, and for each id the sorted paths that claim it."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, FileResult] = {}
+        self._paths_by_id: dict[str, list[str]] = {}
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def winner(self, task_id: str) -> Task | None:
+        paths = self._paths_by_id.get(task_id)
+        return self._task_at(paths[0]) if paths else None
+
+    def path_of(self, task_id: str) -> str | None:
+        paths = self._paths_by_id.get(task_id)
+        return paths[0] if paths else None
+
+    def put(self, result: FileResult) -> Delta:
+        """Record a (re-)read file; the delta says which winning tasks changed."""
+        delta = self.drop(result.path)
+        self.files[result.path] = result
+        if result.task is None:
+            return delta
+        paths = self._paths_by_id.setdefault(result.task.id, [])
+        bisect.insort(paths, result.path)
+        if paths[0] == result.path:
+            delta.removed = [i for i in delta.removed if i != result.task.id]
+            delta.upserted.append(result.task)
+        return delta
+
+    def drop(self, path: str) -> Delta:
+        """Forget a file (deleted, or about to be re-read)."""
+        old = self.files.pop(path, None)
+        if old is None or old.task is None:
+            return Delta()
+        paths = self._paths_by_id[old.task.id]
+        was_winner = paths[0] == path
+        paths.remove(path)
+        if not paths:
+            del self._paths_by_id[old.task.id]
+            return Delta(removed=[old.task.id])
+        if was_winner:
+            return Delta(upserted=[self._task_at(paths[0])])
+        return Delta()
+
+    def _task_at(self, path: str) -> Task:
+        task = self.files[path].task
+        assert task is not None, path
+        return task
+
+    def tasks(self) -> list[Task]:
+        """The winning task of every id."""
+        return [self._task_at(paths[0]) for paths in self._paths_by_id.values()]
+
+    def duplicates(self) -> dict[str, tuple[str, ...]]:
+        """Ids claimed by more than one file, with every path (the first one wins)."""
+        return {i: tuple(p) for i, p in sorted(self._paths_by_id.items()) if len(p) > 1}
+
+    def problems(self) -> list[Problem]:
+        """Every file problem and every duplicate id, sorted by path."""
+        found = [result.problem for result in self.files.values() if result.problem]
+        for task_id, paths in self.duplicates().items():
+            message = f"id {task_id!r} also in {', '.join(paths[1:])}; using {paths[0]}"
+            found.append(Problem(paths[0], "duplicate_id", message))
+        return sorted(found, key=lambda problem: (problem.path, problem.kind))
+
+    def not_tasks(self) -> list[str]:
+        """Markdown files that are not tasks (no frontmatter, or no title)."""
+        return sorted(p for p, r in self.files.items() if r.task is None and r.problem is None)

@@ -1,0 +1,252 @@
+"""The repository: whole trees read with their problems, and safe writes in place."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from storage import codec
+from storage.errors import AlreadyExists, Conflict, InvalidId, PathOutsideRoot, TaskNotFound
+from storage.model import Task
+from storage.repository import TaskRepository, mtime_of
+from tests.conftest import REPO, write
+
+TASK = "---\nid: {id}\ntitle: {title}\nstatus: active\n---\nBody of {id}.\n"
+
+
+def test_odd_tree_loads_every_good_task_and_reports_every_bad_file(odd_root: Path) -> None:
+    table = TaskRepository(odd_root).scan()
+    problems = {(p.path, p.kind) for p in table.problems()}
+    assert problems == {
+        ("bad-yaml.md", "parse_error"),
+        ("unclosed-frontmatter.md", "parse_error"),
+        ("not-mapping.md", "parse_error"),
+        ("not-utf8.md", "not_utf8"),
+        ("dup-a.md", "duplicate_id"),
+    }
+    assert table.not_tasks() == ["no-frontmatter.md", "not-a-task.md"]
+    ids = {task.id for task in table.tasks()}
+    assert {"odd-status-no", "0123", "odd-date-title", "no-id", "odd-dup", "odd-self"} <= ids
+    assert len(table) == len(list(odd_root.glob("*.md")))
+
+
+def test_duplicate_id_keeps_the_first_path_and_names_every_path(odd_root: Path) -> None:
+    table = TaskRepository(odd_root).scan()
+    assert table.duplicates() == {"odd-dup": ("dup-a.md", "dup-b.md")}
+    winner = table.winner("odd-dup")
+    assert winner is not None and winner.path == "dup-a.md"
+
+
+def test_hidden_folders_and_ignored_paths_are_not_read(tmp_path: Path) -> None:
+    write(tmp_path, "p/tasks/a.md", TASK.format(id="a", title="A"))
+    write(tmp_path, ".trash/b.md", TASK.format(id="b", title="B"))
+    write(tmp_path, "drafts/c.md", TASK.format(id="c", title="C"))
+    write(tmp_path, ".tasksignore", "# scratch\ndrafts/\n")
+    assert [t.id for t in TaskRepository(tmp_path).scan().tasks()] == ["a"]
+
+
+def test_bundled_tree_skips_its_odd_folder_and_loads_without_problems() -> None:
+    table = TaskRepository(REPO / "data").scan()
+    assert table.problems() == []
+    assert len(table.tasks()) >= 40
+    assert not any(task.path.startswith("odd/") for task in table.tasks())
+
+
+def test_oversized_file_is_reported_not_read(tmp_path: Path) -> None:
+    write(tmp_path, "big.md", "---\ntitle: Big\n---\n" + "x" * 2000)
+    table = TaskRepository(tmp_path, max_bytes=1000).scan()
+    assert [(p.path, p.kind) for p in table.problems()] == [("big.md", "too_large")]
+
+
+def test_create_writes_under_the_project_tasks_folder(tmp_path: Path) -> None:
+    repo = TaskRepository(tmp_path)
+    result = repo.create(Task(id="p-0000abcd", title="Write the guide!", path="", project="p"))
+    assert result.path == "p/tasks/p-0000abcd-write-the-guide.md"
+    assert result.task is not None and result.task.title == "Write the guide!"
+
+
+def test_create_without_project_goes_to_the_inbox(tmp_path: Path) -> None:
+    result = TaskRepository(tmp_path).create(Task(id="task-1", title="Loose end", path=""))
+    assert result.path == "inbox/task-1-loose-end.md"
+
+
+def test_create_never_overwrites_an_existing_file(tmp_path: Path) -> None:
+    repo = TaskRepository(tmp_path)
+    repo.create(Task(id="task-1", title="First", path=""))
+    with pytest.raises(AlreadyExists):
+        repo.create(Task(id="task-1", title="First", path=""))
+    assert "title: First" in (tmp_path / "inbox/task-1-first.md").read_text()
+
+
+def test_update_changes_the_file_in_place_wherever_it_is(tmp_path: Path) -> None:
+    path = write(tmp_path, "odd/place/mine.md", TASK.format(id="m", title="Mine"))
+    result = TaskRepository(tmp_path).update("odd/place/mine.md", {"status": "done"})
+    assert result.task is not None and result.task.status == "done"
+    assert path.read_text() == TASK.format(id="m", title="Mine").replace("active", "done")
+
+
+def test_update_based_on_an_old_read_is_refused_and_the_human_edit_kept(tmp_path: Path) -> None:
+    repo = TaskRepository(tmp_path)
+    path = write(tmp_path, "a.md", TASK.format(id="a", title="Agent read this"))
+    read_at = mtime_of(repo.read("a.md").stamp)  # type: ignore[union-attr]
+    human = TASK.format(id="a", title="Human renamed it")
+    path.write_text(human)
+    later = path.stat().st_mtime_ns + 1_000_000_000  # the editor saved a second later
+    os.utime(path, ns=(later, later))
+    with pytest.raises(Conflict) as info:
+        repo.update("a.md", {"title": "Agent title"}, expected_modified=read_at)
+    assert info.value.path == "a.md"
+    assert path.read_text() == human
+
+
+def test_update_with_the_current_modified_goes_through(tmp_path: Path) -> None:
+    repo = TaskRepository(tmp_path)
+    write(tmp_path, "a.md", TASK.format(id="a", title="A"))
+    current = mtime_of(repo.read("a.md").stamp)  # type: ignore[union-attr]
+    result = repo.update("a.md", {"status": "review"}, expected_modified=current)
+    assert result.task is not None and result.task.status == "review"
+
+
+def test_update_of_a_missing_file_is_task_not_found(tmp_path: Path) -> None:
+    with pytest.raises(TaskNotFound):
+        TaskRepository(tmp_path).update("gone.md", {"status": "done"})
+
+
+def test_delete_moves_the_file_to_trash_and_loses_nothing(tmp_path: Path) -> None:
+    text = TASK.format(id="a", title="A")
+    write(tmp_path, "p/tasks/a.md", text)
+    repo = TaskRepository(tmp_path)
+    assert repo.delete("p/tasks/a.md") == ".trash/p/tasks/a.md"
+    write(tmp_path, "p/tasks/a.md", text)
+    second = repo.delete("p/tasks/a.md")
+    assert second.startswith(".trash/p/tasks/a.") and second != ".trash/p/tasks/a.md"
+    assert (tmp_path / ".trash/p/tasks/a.md").read_text() == text
+    assert (tmp_path / second).read_text() == text
+    assert repo.scan().tasks() == []
+
+
+@pytest.mark.parametrize("relative", ["../outside.md", "/etc/passwd", "p/../../outside.md"])
+def test_paths_that_leave_the_root_are_refused(tmp_path: Path, relative: str) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    with pytest.raises(PathOutsideRoot):
+        TaskRepository(root).update(relative, {"status": "done"})
+    with pytest.raises(PathOutsideRoot):
+        TaskRepository(root).delete(relative)
+
+
+@pytest.mark.parametrize("bad", ["../x", "a/b", "", ".hidden", "a b"])
+def test_ids_that_could_name_a_path_are_refused_on_create(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(InvalidId):
+        TaskRepository(tmp_path).create(Task(id=bad, title="T", path=""))
+
+
+def test_project_that_could_name_a_path_is_refused_on_create(tmp_path: Path) -> None:
+    with pytest.raises(InvalidId):
+        TaskRepository(tmp_path).create(Task(id="a", title="T", path="", project="../x"))
+
+
+def test_symlinks_leaving_the_root_are_neither_followed_nor_written(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    write(outside, "secret.md", TASK.format(id="s", title="Secret"))
+    write(outside, "dir/other.md", TASK.format(id="o", title="Other"))
+    root = tmp_path / "root"
+    write(root, "a.md", TASK.format(id="a", title="A"))
+    (root / "link.md").symlink_to(outside / "secret.md")
+    (root / "linkdir").symlink_to(outside / "dir")
+    repo = TaskRepository(root)
+    table = repo.scan()
+    assert [t.id for t in table.tasks()] == ["a"]
+    assert [(p.path, p.kind) for p in table.problems()] == [("link.md", "unsafe_path")]
+    with pytest.raises(PathOutsideRoot):
+        repo.update("link.md", {"status": "done"})
+    with pytest.raises(PathOutsideRoot):
+        repo.update("linkdir/other.md", {"status": "done"})
+    assert "status: active" in (outside / "secret.md").read_text()
+
+
+def test_batch_write_is_all_or_nothing(tmp_path: Path) -> None:
+    repo = TaskRepository(tmp_path)
+    repo.create(Task(id="b", title="B", path=""))
+    batch = [Task(id="a", title="A", path=""), Task(id="b", title="B", path="")]
+    with pytest.raises(AlreadyExists):
+        repo.write_batch(batch)
+    assert sorted(p.name for p in (tmp_path / "inbox").iterdir()) == ["b-b.md"]
+
+
+def test_batch_write_creates_and_updates_together(tmp_path: Path) -> None:
+    repo = TaskRepository(tmp_path)
+    parent = repo.create(Task(id="p", title="P", path=""))
+    results = repo.write_batch(
+        [Task(id="c", title="C", path="", parent="p")], [(parent.path, {"status": "active"})]
+    )
+    assert [r.task.id for r in results if r.task] == ["c", "p"]
+    assert "status: active" in (tmp_path / parent.path).read_text()
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, {repo!r})
+    from storage.repository import TaskRepository
+    repo = TaskRepository(Path(sys.argv[1]))
+    for n in range(int(sys.argv[3])):
+        repo.update("t.md", {{sys.argv[2] + "_" + str(n): n}})
+    """
+)
+
+
+def test_two_processes_writing_one_task_lose_no_update_and_leave_no_files(tmp_path: Path) -> None:
+    write(tmp_path, "t.md", TASK.format(id="t", title="Shared"))
+    script = tmp_path.parent / "writer.py"
+    script.write_text(WRITER.format(repo=str(REPO)))
+    count = 40
+    procs = [
+        subprocess.Popen([sys.executable, str(script), str(tmp_path), name, str(count)])
+        for name in ("alpha", "beta")
+    ]
+    assert [proc.wait(timeout=120) for proc in procs] == [0, 0]
+    task = codec.loads((tmp_path / "t.md").read_text())
+    for name in ("alpha", "beta"):
+        assert [task.extra[f"{name}_{n}"] for n in range(count)] == list(range(count))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.md"]
+
+
+READER_WHILE_WRITING = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, {repo!r})
+    from storage.repository import TaskRepository
+    repo = TaskRepository(Path(sys.argv[1]))
+    for n in range(200):
+        repo.update("t.md", {{"title": "Title " + str(n) * (n % 50 + 1)}})
+    """
+)
+
+
+def test_readers_never_see_a_half_written_file(tmp_path: Path) -> None:
+    write(tmp_path, "t.md", TASK.format(id="t", title="Start"))
+    script = tmp_path.parent / "rewriter.py"
+    script.write_text(READER_WHILE_WRITING.format(repo=str(REPO)))
+    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path)])
+    reads = 0
+    while proc.poll() is None or reads == 0:
+        task = codec.loads((tmp_path / "t.md").read_text())  # raises on a torn file
+        assert task.body == "Body of t.\n"
+        reads += 1
+    assert proc.wait() == 0
+    assert codec.loads((tmp_path / "t.md").read_text()).title.startswith("Title 199")
+
+
+def test_mtime_of_is_utc_and_precise_to_the_microsecond() -> None:
+    moment = mtime_of((1_700_000_000_123_456_789, 10))
+    assert moment == datetime(2023, 11, 14, 22, 13, 20, 123456, tzinfo=UTC)
+    assert moment + timedelta(microseconds=1) > moment
