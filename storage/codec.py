@@ -13,6 +13,7 @@ quoting, the body, the line endings, a BOM) stays as it was.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ DELETE: Final = object()
 _ALIAS_LIMITS = yaml_rs.AliasLimits(max_total_replayed_events=10_000, max_replay_stack_depth=16)
 _CLOSING = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 _KEY_LINE = re.compile(r"""^(["']?)([^\s"'#:-][^"':]*?)\1[ \t]*:(?:[ \t]|\r?$)""")
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 _RAW_VALUE = re.compile(r"""^[^:]*:[ \t]*(.*?)(?:[ \t]+#.*)?$""")
 
 _ID_KEYS = ("id", "task_id", "permalink")
@@ -232,9 +234,13 @@ class _RawScalars:
 
 def dumps(task: Task) -> str:
     """A new file's text for `task`: known fields in the usual order, then `extra`."""
-    lines = [key_lines(key, value, "\n") for key, value in _fields_to_write(task)]
-    body = task.body if task.body.startswith("\n") or not task.body else "\n" + task.body
-    return "---\n" + "".join(lines) + "---\n" + body
+    lines = [key_lines(_key(key), value, "\n") for key, value in _fields_to_write(task)]
+    return "---\n" + "".join(lines) + "---\n" + task.body
+
+
+def _key(key: str) -> str:
+    """A mapping key as YAML text: plain when safe, else double-quoted."""
+    return key if _PLAIN_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
 
 
 def dump(task: Task, fp: IO[str]) -> None:
@@ -256,41 +262,40 @@ def _fields_to_write(task: Task) -> list[tuple[str, object]]:
     return fields + [(key, value) for key, value in task.extra.items()]
 
 
-def update_text(text: str, changes: Mapping[str, object], path: str = "") -> str:
-    """Rewrite only the frontmatter lines of the keys in `changes` (DELETE removes a key).
+def update_text(
+    text: str, changes: Mapping[str, object], path: str = "", *, body: str | None = None
+) -> str:
+    """Rewrite only the frontmatter lines of the keys in `changes` (DELETE removes a key),
+    and the body when `body` is given. New keys go at the end of the frontmatter.
 
-    New keys go at the end of the frontmatter. Raises ParseError for a file with no
-    frontmatter to update.
+    Raises ParseError for a file with no frontmatter to update.
     """
     parts = split(text, path)
-    lines = parts.front.splitlines(keepends=True)
-    blocks = _key_blocks(lines)
+    front = _rewrite_front(parts.front, changes, parts.newline)
+    closing = parts.closing or "---" + parts.newline
+    new_body = parts.body if body is None else body
+    return Parts(parts.bom, parts.opening, front, closing, new_body, parts.newline).join()
+
+
+def _rewrite_front(front: str, changes: Mapping[str, object], newline: str) -> str:
+    lines = front.splitlines(keepends=True)
     pending = dict(changes)
     out: list[str] = []
-    for key, start, end in blocks:
+    for key, start, end in _key_blocks(lines):
         if key is None or key not in pending:
             out.extend(lines[start:end])
             continue
         value = pending.pop(key)
         if value is not DELETE:
-            text = key_lines(
-                key, value, parts.newline, block_indent=_block_indent(lines[start:end])
-            )
+            indent = _block_indent(lines[start:end])
+            written = key_lines(key, value, newline, block_indent=indent)
             out.append(
-                _keep_comment(text, lines[start], parts.newline) if end - start == 1 else text
+                _keep_comment(written, lines[start], newline) if end - start == 1 else written
             )
     if out and not out[-1].endswith("\n"):
-        out[-1] += parts.newline
-    out.extend(key_lines(k, v, parts.newline) for k, v in pending.items() if v is not DELETE)
-    front = "".join(out)
-    return Parts(
-        parts.bom,
-        parts.opening,
-        front,
-        parts.closing or "---" + parts.newline,
-        parts.body,
-        parts.newline,
-    ).join()
+        out[-1] += newline
+    out.extend(key_lines(k, v, newline) for k, v in pending.items() if v is not DELETE)
+    return "".join(out)
 
 
 def _key_blocks(lines: list[str]) -> list[tuple[str | None, int, int]]:

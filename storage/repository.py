@@ -185,8 +185,9 @@ class TaskRepository:
         changes: Mapping[str, object],
         *,
         expected_modified: datetime | None = None,
+        body: str | None = None,
     ) -> FileResult:
-        """Change frontmatter keys of one file in place, under its lock.
+        """Change frontmatter keys (and the body, when given) of one file in place, locked.
 
         `expected_modified` is the file's modification time as the caller last read it:
         when the file changed after that, nothing is written and Conflict is raised.
@@ -194,7 +195,7 @@ class TaskRepository:
         path = inside_root(self.root, relative)
         with locked(path):
             text = self._current_text(relative, path, expected_modified)
-            atomic_write(path, codec.update_text(text, changes, relative).encode())
+            atomic_write(path, codec.update_text(text, changes, relative, body=body).encode())
         return self._reread(relative)
 
     def _current_text(self, relative: str, path: Path, expected: datetime | None) -> str:

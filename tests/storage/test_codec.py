@@ -206,3 +206,22 @@ def test_yaml_alias_bomb_is_refused_not_expanded() -> None:
 def test_an_id_that_could_name_a_path_is_refused() -> None:
     with pytest.raises(ParseError, match="invalid id"):
         codec.loads("---\nid: ../../etc/passwd\ntitle: T\n---\n")
+
+
+def test_dumps_keeps_the_body_exactly_and_quotes_odd_extra_keys() -> None:
+    task = codec.loads("---\nid: a\ntitle: T\n---\nno blank line first\n")
+    odd = codec.loads(codec.dumps(type(task)(**{**_fields(task), "extra": {"has space: x": 1}})))
+    assert codec.loads(codec.dumps(task)).body == "no blank line first\n"
+    assert odd.extra == {"has space: x": 1}
+
+
+def _fields(task: object) -> dict[str, object]:
+    return {name: getattr(task, name) for name in task.__dataclass_fields__}  # type: ignore[attr-defined]
+
+
+def test_update_text_replaces_the_body_when_given_and_keeps_the_frontmatter() -> None:
+    text = "---\nid: a # mine\ntitle: T\n---\nold body\n"
+    assert (
+        codec.update_text(text, {}, body="new body\n")
+        == "---\nid: a # mine\ntitle: T\n---\nnew body\n"
+    )

@@ -1,0 +1,177 @@
+"""What an import did: how much it read, imported and skipped, and every problem, by where.
+
+A problem that stops a line or file from becoming a task is `dropped`; the others (a second
+parent, an unknown status kept as written, a field kept without a model slot) are notes on
+a task that was imported. Every line or file read is accounted for exactly once:
+
+>>> builder = ReportBuilder("issues.jsonl", "lines")
+>>> builder.read = 3
+>>> builder.skip("tombstone")
+>>> builder.problem("line 2", "not_json", "Expecting value", dropped=True)
+>>> report = builder.build(imported=1)
+>>> report.counts_add_up(), report.skipped_total, report.dropped
+(True, 1, 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+__all__ = ["ImportProblem", "ImportReport", "ProblemKind", "ReportBuilder", "Unit"]
+
+Unit = Literal["lines", "files"]
+ProblemKind = Literal[
+    "not_utf8",
+    "not_json",
+    "not_an_object",
+    "merge_conflict",
+    "parse_error",
+    "invalid_id",
+    "missing_title",
+    "duplicate_id",
+    "second_parent",
+    "unknown_status",
+    "bad_timestamp",
+    "unmapped_field",
+    "unmapped_value",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportProblem:
+    """One thing the import could not map. `where` is `line 12` or a file's relative path."""
+
+    where: str
+    kind: ProblemKind
+    message: str
+    dropped: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "where": self.where,
+            "kind": self.kind,
+            "message": self.message,
+            "dropped": self.dropped,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    """The outcome of one import.
+
+    `skipped` counts records left out on purpose, by reason (`tombstone`, `blank_line`,
+    `not_a_task`); `dropped_fields` counts fields left out on purpose (personal data);
+    `counts` holds other tallies worth knowing (`from_archive`, `with_parent`).
+    """
+
+    source: str
+    unit: Unit
+    read: int
+    imported: int
+    skipped: Mapping[str, int]
+    problems: tuple[ImportProblem, ...]
+    dropped_fields: Mapping[str, int]
+    counts: Mapping[str, int]
+
+    @property
+    def skipped_total(self) -> int:
+        return sum(self.skipped.values())
+
+    @property
+    def dropped(self) -> int:
+        """Lines or files that were read but not imported because of a problem."""
+        return len({problem.where for problem in self.problems if problem.dropped})
+
+    def counts_add_up(self) -> bool:
+        """True when every line or file read was imported, skipped or dropped, once."""
+        return self.read == self.imported + self.skipped_total + self.dropped
+
+    def problem_counts(self) -> dict[str, int]:
+        """Problems by kind, sorted by kind."""
+        found: dict[str, int] = {}
+        for problem in self.problems:
+            found[problem.kind] = found.get(problem.kind, 0) + 1
+        return dict(sorted(found.items()))
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "source": self.source,
+            "unit": self.unit,
+            "read": self.read,
+            "imported": self.imported,
+            "skipped": dict(self.skipped),
+            "dropped": self.dropped,
+            "counts_add_up": self.counts_add_up(),
+            "problem_counts": self.problem_counts(),
+            "problems": [problem.to_dict() for problem in self.problems],
+            "dropped_fields": dict(self.dropped_fields),
+            "counts": dict(self.counts),
+        }
+
+
+@dataclass
+class _FieldSeen:
+    where: str
+    kept_as: str | None
+    times: int = 0
+
+
+@dataclass
+class ReportBuilder:
+    """Collects a report while an importer maps its records; `build` freezes it."""
+
+    source: str
+    unit: Unit
+    read: int = 0
+    _skipped: dict[str, int] = field(default_factory=dict)
+    _problems: list[ImportProblem] = field(default_factory=list)
+    _dropped_fields: dict[str, int] = field(default_factory=dict)
+    _counts: dict[str, int] = field(default_factory=dict)
+    _unmapped: dict[str, _FieldSeen] = field(default_factory=dict)
+
+    def skip(self, reason: str) -> None:
+        self._skipped[reason] = self._skipped.get(reason, 0) + 1
+
+    def count(self, name: str) -> None:
+        self._counts[name] = self._counts.get(name, 0) + 1
+
+    def drop_field(self, name: str) -> None:
+        """A field left out on purpose (not a problem: the report lists it apart)."""
+        self._dropped_fields[name] = self._dropped_fields.get(name, 0) + 1
+
+    def problem(
+        self, where: str, kind: ProblemKind, message: str, *, dropped: bool = False
+    ) -> None:
+        self._problems.append(ImportProblem(where, kind, message, dropped))
+
+    def unmapped_field(self, where: str, name: str, kept_as: str | None) -> None:
+        """A field with no place in the model: reported once, with how often it occurred."""
+        seen = self._unmapped.setdefault(name, _FieldSeen(where, kept_as))
+        seen.times += 1
+
+    def build(self, imported: int) -> ImportReport:
+        return ImportReport(
+            source=self.source,
+            unit=self.unit,
+            read=self.read,
+            imported=imported,
+            skipped=_frozen(self._skipped),
+            problems=(*self._problems, *self._unmapped_problems()),
+            dropped_fields=_frozen(self._dropped_fields),
+            counts=_frozen(self._counts),
+        )
+
+    def _unmapped_problems(self) -> list[ImportProblem]:
+        problems = []
+        for name, seen in sorted(self._unmapped.items()):
+            fate = f"kept as {seen.kept_as!r}" if seen.kept_as else "left out (not a plain key)"
+            message = f"field {name!r} on {seen.times} record(s) has no model field: {fate}"
+            problems.append(ImportProblem(seen.where, "unmapped_field", message))
+        return problems
+
+
+def _frozen(counts: dict[str, int]) -> Mapping[str, int]:
+    return MappingProxyType(dict(sorted(counts.items())))
