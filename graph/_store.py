@@ -1,0 +1,279 @@
+"""The raw structure of the index: tasks, typed edges, dangling references, cycles.
+
+One networkx `DiGraph` per edge kind, all sharing the task ids as nodes; an edge points from
+the task that names another to the task it names (child → parent, task → dependency). A
+reference to an id that no task has is not an edge: it is kept in `missing`, keyed by the
+missing id, and becomes an edge the moment a task with that id arrives.
+
+Cycles are kept as they change, never recomputed whole: `dep_cycle` maps every member of a
+dependency cycle (a strongly connected component with more than one member, or a self-loop)
+to its sorted member tuple; `parent_cycle` does the same for parent cycles.
+
+Every mutating method returns the ids whose local facts may have changed (`_derive` recomputes
+those and whatever inherits from them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Literal
+
+import networkx as nx
+
+from graph.cycles import closing_cycle, cyclic_components, parent_cycle_through, parent_cycles
+from storage.model import TERMINAL_STATUSES, Task
+
+__all__ = ["KINDS", "Kind", "Store", "references"]
+
+Kind = Literal["parent", "depends_on", "soft_depends_on"]
+KINDS: tuple[Kind, ...] = ("parent", "depends_on", "soft_depends_on")
+
+
+def references(task: Task | None, kind: Kind) -> tuple[str, ...]:
+    """The ids `task` names in the field `kind`, as written (empty for no task)."""
+    if task is None:
+        return ()
+    if kind == "parent":
+        return () if task.parent is None else (task.parent,)
+    return task.depends_on if kind == "depends_on" else task.soft_depends_on
+
+
+def _unblock_relevant(old: Task, new: Task) -> bool:
+    """True when a change to a task can change the facts of its dependents and its parent."""
+    return (old.status in TERMINAL_STATUSES) != (new.status in TERMINAL_STATUSES) or (
+        old.completed != new.completed
+    )
+
+
+class Store:
+    """Tasks by id and the typed edges between them, maintained edit by edit."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, Task] = {}
+        self.graphs: dict[Kind, nx.DiGraph[str]] = {kind: nx.DiGraph() for kind in KINDS}
+        self.missing: dict[Kind, dict[str, set[str]]] = {kind: {} for kind in KINDS}
+        self.by_project: dict[str | None, set[str]] = {}
+        self.dep_cycle: dict[str, tuple[str, ...]] = {}
+        self.parent_cycle: dict[str, tuple[str, ...]] = {}
+        self.self_references: set[tuple[str, Kind]] = set()
+
+    # --- reading -------------------------------------------------------------------------
+
+    def parent_of(self, task_id: str) -> str | None:
+        """The parent id if that parent exists in the index, else None."""
+        parent = self.tasks[task_id].parent
+        return parent if parent is not None and parent in self.tasks else None
+
+    def sources(self, kind: Kind, task_id: str) -> Iterator[str]:
+        """Ids of the tasks that name `task_id` in `kind` (children, dependents, ...)."""
+        return iter(self.graphs[kind].pred[task_id])
+
+    def targets(self, kind: Kind, task_id: str) -> Iterator[str]:
+        """Existing ids that `task_id` names in `kind`."""
+        return iter(self.graphs[kind].succ[task_id])
+
+    def walk_up(self, task_id: str) -> Iterator[str]:
+        """Ancestors of `task_id`, nearest first, each once, never `task_id` itself."""
+        seen = {task_id}
+        current = self.parent_of(task_id)
+        while current is not None and current not in seen:
+            seen.add(current)
+            yield current
+            current = self.parent_of(current)
+
+    def walk_down(self, task_id: str) -> Iterator[str]:
+        """Descendants of `task_id` in breadth-first order, each once, never `task_id` itself."""
+        seen = {task_id}
+        frontier = [task_id]
+        children = self.graphs["parent"].pred
+        while frontier:
+            following: list[str] = []
+            for node in frontier:
+                for child in children[node]:
+                    if child not in seen:
+                        seen.add(child)
+                        following.append(child)
+                        yield child
+            frontier = following
+
+    # --- bulk load -----------------------------------------------------------------------
+
+    def load(self, tasks: Iterable[Task]) -> None:
+        """Fill an empty store with `tasks` (the last of a repeated id wins)."""
+        for task in tasks:
+            self.tasks[task.id] = task
+        for kind in KINDS:
+            self.graphs[kind].add_nodes_from(self.tasks)
+        for task in self.tasks.values():
+            self.by_project.setdefault(task.project, set()).add(task.id)
+        for kind in KINDS:
+            self.graphs[kind].add_edges_from(self._edges(kind))
+        self._find_all_cycles()
+
+    def _edges(self, kind: Kind) -> Iterator[tuple[str, str]]:
+        """The edges of `kind` between existing tasks; dangling ones go to `missing`."""
+        for task in self.tasks.values():
+            for target in references(task, kind):
+                if target == task.id:
+                    self.self_references.add((task.id, kind))
+                if target in self.tasks:
+                    yield task.id, target
+                else:
+                    self.missing[kind].setdefault(target, set()).add(task.id)
+
+    def _find_all_cycles(self) -> None:
+        graph = self.graphs["depends_on"]
+        for members in cyclic_components(graph, nx.strongly_connected_components(graph)):
+            for member in members:
+                self.dep_cycle[member] = members
+        for members in parent_cycles(self.tasks, self.parent_of):
+            for member in members:
+                self.parent_cycle[member] = members
+
+    def _note_parent_cycle(self, task_id: str) -> set[str]:
+        members = parent_cycle_through(task_id, self.parent_of)
+        for member in members:
+            self.parent_cycle[member] = members
+        return set(members)
+
+    # --- edits -----------------------------------------------------------------------------
+
+    def upsert(self, task: Task) -> set[str]:
+        """Put `task` in (new or changed); return the ids whose local facts may have changed."""
+        old = self.tasks.get(task.id)
+        self.tasks[task.id] = task
+        dirty = {task.id}
+        if old is None:
+            dirty |= self._add_node(task.id)
+        elif _unblock_relevant(old, task):
+            dirty.update(self.sources("depends_on", task.id))
+            dirty.update(self.targets("parent", task.id))
+        if old is None or old.project != task.project:
+            self._move_project(task.id, None if old is None else old.project, task.project)
+        for kind in KINDS:
+            dirty |= self._relink(kind, task.id, references(old, kind), references(task, kind))
+        return dirty
+
+    def remove(self, task_id: str) -> set[str]:
+        """Take `task_id` out; its referrers keep their references, now dangling."""
+        old = self.tasks[task_id]
+        dirty = self._break_parent_cycle(task_id)
+        for kind in KINDS:
+            for target in set(references(old, kind)):
+                self._unreference(kind, task_id, target)
+            dirty.update(self.graphs[kind].succ[task_id])
+            sources = set(self.graphs[kind].pred[task_id]) - {task_id}
+            dirty |= sources
+            if sources:
+                self.missing[kind].setdefault(task_id, set()).update(sources)
+            self.graphs[kind].remove_node(task_id)
+        dirty |= self._resplit(self.dep_cycle.get(task_id, ()))
+        self._move_project(task_id, old.project, None, add=False)
+        del self.tasks[task_id]
+        dirty.discard(task_id)
+        return dirty
+
+    def _add_node(self, task_id: str) -> set[str]:
+        """A new id: its dangling referrers become edges (and may close cycles)."""
+        dirty: set[str] = set()
+        for kind in KINDS:
+            self.graphs[kind].add_node(task_id)
+        for kind in KINDS:
+            for source in sorted(self.missing[kind].pop(task_id, ())):
+                dirty.add(source)
+                dirty |= self._link(kind, source, task_id)
+        return dirty
+
+    def _move_project(
+        self, task_id: str, old: str | None, new: str | None, *, add: bool = True
+    ) -> None:
+        members = self.by_project.get(old)
+        if members is not None:
+            members.discard(task_id)
+            if not members:
+                del self.by_project[old]
+        if add:
+            self.by_project.setdefault(new, set()).add(task_id)
+
+    def _relink(
+        self, kind: Kind, task_id: str, old: tuple[str, ...], new: tuple[str, ...]
+    ) -> set[str]:
+        dirty: set[str] = set()
+        before, after = set(old), set(new)
+        for target in sorted(before - after):
+            dirty |= self._detach(kind, task_id, target)
+        for target in sorted(after - before):
+            if target in self.tasks:
+                dirty.add(target)
+                dirty |= self._link(kind, task_id, target)
+            else:
+                self.missing[kind].setdefault(target, set()).add(task_id)
+        return dirty
+
+    def _link(self, kind: Kind, source: str, target: str) -> set[str]:
+        """Add the edge source → target between existing tasks; return new cycle members."""
+        if source == target:
+            self.self_references.add((source, kind))
+        self.graphs[kind].add_edge(source, target)
+        if kind == "depends_on":
+            return self._close_dep_cycle(source, target)
+        if kind == "parent":
+            return self._note_parent_cycle(source)
+        return set()
+
+    def _unreference(self, kind: Kind, source: str, target: str) -> bool:
+        """Forget a dangling reference or a self-reference; True when it was dangling."""
+        if source == target:
+            self.self_references.discard((source, kind))
+        waiting = self.missing[kind].get(target)
+        if waiting is None or source not in waiting:
+            return False
+        waiting.discard(source)
+        if not waiting:
+            del self.missing[kind][target]
+        return True
+
+    def _detach(self, kind: Kind, source: str, target: str) -> set[str]:
+        """Drop the reference source → target, an edge or a dangling one."""
+        if self._unreference(kind, source, target):
+            return set()
+        dirty = {target}
+        cycle = self.dep_cycle.get(source, ()) if kind == "depends_on" else ()
+        if kind == "parent":
+            dirty |= self._break_parent_cycle(source)
+        self.graphs[kind].remove_edge(source, target)
+        if target in cycle:
+            dirty |= self._resplit(cycle)
+        return dirty
+
+    # --- cycles ----------------------------------------------------------------------------
+
+    def _close_dep_cycle(self, source: str, target: str) -> set[str]:
+        known = self.dep_cycle.get(source)
+        if known is not None and target in known:
+            return set()
+        graph = self.graphs["depends_on"]
+        members = closing_cycle(source, target, graph.succ, graph.pred)
+        cycle = tuple(sorted(members))
+        for member in cycle:
+            self.dep_cycle[member] = cycle
+        return set(cycle)
+
+    def _resplit(self, cycle: tuple[str, ...]) -> set[str]:
+        """Recompute the components of a former cycle's members after an edge or node went."""
+        if not cycle:
+            return set()
+        for member in cycle:
+            del self.dep_cycle[member]
+        graph = self.graphs["depends_on"]
+        parts = nx.strongly_connected_components(graph.subgraph(n for n in cycle if n in graph))
+        for members in cyclic_components(graph, parts):
+            for member in members:
+                self.dep_cycle[member] = members
+        return set(cycle)
+
+    def _break_parent_cycle(self, task_id: str) -> set[str]:
+        cycle = self.parent_cycle.get(task_id, ())
+        for member in cycle:
+            del self.parent_cycle[member]
+        return set(cycle)

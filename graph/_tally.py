@@ -1,0 +1,122 @@
+"""Whole-graph counters, kept as the sum of every task's contribution.
+
+The index removes a task's old `Record` and adds its new one whenever the record changes, so
+the counters are always exactly what a recount would give, at the cost of the change.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Hashable
+from typing import TypeVar
+
+from graph._records import Record
+from storage.model import IN_PROGRESS_STATUS
+
+__all__ = ["Tally"]
+
+K = TypeVar("K", bound=Hashable)
+
+
+def _bump(counter: Counter[K], key: K, sign: int) -> None:
+    counter[key] += sign
+    if counter[key] == 0:
+        del counter[key]
+
+
+def _mark(members: set[str], task_id: str, on: bool, sign: int) -> None:
+    if on:
+        if sign > 0:
+            members.add(task_id)
+        else:
+            members.discard(task_id)
+
+
+def _file(buckets: dict[K, set[str]], key: K, task_id: str, sign: int) -> None:
+    if sign > 0:
+        buckets.setdefault(key, set()).add(task_id)
+        return
+    members = buckets[key]
+    members.discard(task_id)
+    if not members:
+        del buckets[key]
+
+
+class Tally:
+    """Counts and member sets over every task in the index."""
+
+    def __init__(self) -> None:
+        self.by_status: dict[str, set[str]] = {}
+        self.by_type: Counter[str] = Counter()
+        self.ready: set[str] = set()
+        self.blocked: set[str] = set()
+        self.roots: set[str] = set()
+        self.leaves: set[str] = set()
+        self.orphans: set[str] = set()
+        self.terminal_open: set[str] = set()
+        self.depths: Counter[int] = Counter()
+        self.depth_sum = 0
+        self.in_degrees: Counter[int] = Counter()
+        self.out_degrees: dict[int, set[str]] = {}
+        self.edges = 0
+        self.dangling = 0
+
+    def add(self, task_id: str, record: Record) -> None:
+        self._count(task_id, record, 1)
+
+    def remove(self, task_id: str, record: Record) -> None:
+        self._count(task_id, record, -1)
+
+    def _count(self, task_id: str, record: Record, sign: int) -> None:
+        local = record.local
+        _file(self.by_status, local.status, task_id, sign)
+        _bump(self.by_type, local.type, sign)
+        _mark(self.ready, task_id, record.ready, sign)
+        _mark(self.blocked, task_id, record.blocked, sign)
+        _mark(self.roots, task_id, local.is_root, sign)
+        _mark(self.leaves, task_id, local.open_child_count == 0, sign)
+        _mark(self.orphans, task_id, local.is_orphan, sign)
+        _mark(self.terminal_open, task_id, local.terminal and local.open_child_count > 0, sign)
+        self._count_numbers(task_id, record, sign)
+
+    def _count_numbers(self, task_id: str, record: Record, sign: int) -> None:
+        local = record.local
+        if record.depth is not None:
+            _bump(self.depths, record.depth, sign)
+            self.depth_sum += sign * record.depth
+        _bump(self.in_degrees, local.blocked_by_count, sign)
+        if local.blocking_count > 0:
+            _file(self.out_degrees, local.blocking_count, task_id, sign)
+        self.edges += sign * local.blocked_by_count
+        self.dangling += sign * local.dangling_count
+
+    # --- answers ---------------------------------------------------------------------------
+
+    def status_count(self, status: str) -> int:
+        return len(self.by_status.get(status, ()))
+
+    def in_progress_count(self) -> int:
+        return self.status_count(IN_PROGRESS_STATUS)
+
+    def max_depth(self) -> int:
+        return max(self.depths, default=0)
+
+    def depth_count(self) -> int:
+        return sum(self.depths.values())
+
+    def max_in_degree(self) -> int:
+        return max(self.in_degrees, default=0)
+
+    def max_out_degree(self) -> int:
+        return max(self.out_degrees, default=0)
+
+    def top_out_degree(self, top: int) -> list[tuple[int, str]]:
+        """The `top` tasks with the most dependents: (count, id), most first, ties by id."""
+        found: list[tuple[int, str]] = []
+        for count in sorted(self.out_degrees, reverse=True):
+            if len(found) >= top:
+                break
+            ids = heapq.nsmallest(top - len(found), self.out_degrees[count])
+            found.extend((count, task_id) for task_id in ids)
+        return found

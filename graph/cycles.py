@@ -1,0 +1,138 @@
+"""Cycle finding, edge by edge: the pieces the index keeps its cycles fresh with.
+
+Adding one edge `source → target` closes a cycle only if `target` already reaches `source`.
+`closing_cycle` answers that by searching forward from `target` and backward from `source`
+in lockstep, so the cost is about twice the smaller of the two reachable sets, not the graph.
+
+>>> succ = {"a": ["b"], "b": ["c"], "c": ["a"]}
+>>> pred = {"a": ["c"], "b": ["a"], "c": ["b"]}
+>>> sorted(closing_cycle("c", "a", succ, pred))
+['a', 'b', 'c']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Iterator
+from typing import Protocol
+
+import networkx as nx
+
+__all__ = [
+    "Adjacency",
+    "closing_cycle",
+    "cyclic_components",
+    "parent_cycle_through",
+    "parent_cycles",
+    "reach",
+]
+
+
+class Adjacency(Protocol):
+    """Anything that maps a node to its neighbours: a dict, a networkx `succ` or `pred`."""
+
+    def __getitem__(self, node: str, /) -> Iterable[str]: ...
+
+
+def reach(start: str, neighbours: Adjacency, within: Collection[str] | None = None) -> set[str]:
+    """Every node reachable from `start` (itself included), optionally only through `within`.
+
+    >>> sorted(reach("a", {"a": ["b"], "b": ["a", "c"], "c": []}))
+    ['a', 'b', 'c']
+    """
+    seen = {start}
+    stack = [start]
+    while stack:
+        for node in neighbours[stack.pop()]:
+            if node not in seen and (within is None or node in within):
+                seen.add(node)
+                stack.append(node)
+    return seen
+
+
+def _lockstep(forward: Iterator[str], backward: Iterator[str]) -> bool:
+    """Advance two searches one step each until one ends; True when `forward` ended first."""
+    while True:
+        if next(forward, None) is None:
+            return True
+        if next(backward, None) is None:
+            return False
+
+
+def _search(start: str, neighbours: Adjacency, seen: set[str]) -> Iterator[str]:
+    """Depth-first search that fills `seen` and yields once per node it expands."""
+    seen.add(start)
+    stack = [start]
+    while stack:
+        node = stack.pop()
+        for following in neighbours[node]:
+            if following not in seen:
+                seen.add(following)
+                stack.append(following)
+        yield node
+
+
+def closing_cycle(source: str, target: str, succ: Adjacency, pred: Adjacency) -> set[str]:
+    """Members of the cycle through the edge `source → target` (empty when there is none).
+
+    `succ` and `pred` describe the graph (with or without that edge). The members are the
+    nodes `w` with `target ⇝ w ⇝ source`, plus `source`: the whole strongly connected
+    component the edge creates or joins (a self-loop is a cycle of its component).
+    """
+    ahead: set[str] = set()
+    behind: set[str] = set()
+    forward_done = _lockstep(_search(target, succ, ahead), _search(source, pred, behind))
+    if forward_done:
+        return reach(source, pred, ahead | {source}) if source in ahead else set()
+    return reach(target, succ, behind) if target in behind else set()
+
+
+def cyclic_components(
+    graph: nx.DiGraph[str], components: Iterable[set[str]]
+) -> list[tuple[str, ...]]:
+    """The components that hold a cycle (two or more members, or one with a self-loop), sorted."""
+    loops = set(nx.nodes_with_selfloops(graph))
+    found = [
+        tuple(sorted(part)) for part in components if len(part) > 1 or not part.isdisjoint(loops)
+    ]
+    return sorted(found)
+
+
+def parent_cycle_through(task_id: str, parent_of: Callable[[str], str | None]) -> tuple[str, ...]:
+    """The sorted members of the parent cycle `task_id` sits on, or () when it is on none.
+
+    >>> parents = {"a": "b", "b": "a", "c": "a"}
+    >>> parent_cycle_through("a", parents.get), parent_cycle_through("c", parents.get)
+    (('a', 'b'), ())
+    """
+    path = [task_id]
+    seen = {task_id}
+    current = parent_of(task_id)
+    while current is not None and current not in seen:
+        seen.add(current)
+        path.append(current)
+        current = parent_of(current)
+    return tuple(sorted(path)) if current == task_id else ()
+
+
+def parent_cycles(
+    ids: Iterable[str], parent_of: Callable[[str], str | None]
+) -> list[tuple[str, ...]]:
+    """Every parent cycle among `ids`, each as its sorted members, in one pass over the ids.
+
+    >>> parents = {"a": "b", "b": "a", "c": "a", "d": None, "e": "e"}
+    >>> parent_cycles(parents, parents.get)
+    [('a', 'b'), ('e',)]
+    """
+    done: set[str] = set()
+    found: list[tuple[str, ...]] = []
+    for start in ids:
+        path: dict[str, None] = {}
+        current: str | None = start
+        while current is not None and current not in done and current not in path:
+            path[current] = None
+            current = parent_of(current)
+        if current is not None and current in path:
+            members = list(path)
+            found.append(tuple(sorted(members[members.index(current) :])))
+        done.update(path)
+    return sorted(found)

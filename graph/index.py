@@ -1,0 +1,267 @@
+"""The task index: every task, its typed edges and its computed facts, kept fresh edit by edit.
+
+`TaskIndex.build(tasks)` makes an index once; `apply(upserted, removed)` then updates it at the
+cost of what the edit changes (a status change recomputes the task, its parent and its
+dependents, and the subtree only when something it inherits changes). Readers hold `lock`.
+
+>>> from storage.model import Task
+>>> index = TaskIndex.build([
+...     Task(id="p", title="Plan", path="p.md", status="active"),
+...     Task(id="a", title="A", path="a.md", status="active", parent="p"),
+...     Task(id="b", title="B", path="b.md", status="active", parent="p", depends_on=("a",)),
+... ])
+>>> index.facts("b").reasons.unmet_dependencies, index.facts("a").is_ready
+(['a'], True)
+>>> from dataclasses import replace
+>>> index.apply([replace(index.require("a"), status="done")])
+>>> index.facts("b").is_ready, index.facts("p").is_ready
+(True, False)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Collection, Iterable
+from typing import Self
+
+from graph._engine import Engine
+from graph._records import Record
+from graph._store import Kind
+from graph._tally import Tally
+from graph.cycles import closing_cycle
+from graph.errors import CycleError, UnknownTask
+from graph.facts import BlockedReasons, TaskFacts
+from storage.model import TERMINAL_STATUSES, Task
+
+__all__ = ["TaskIndex", "would_create_cycle"]
+
+
+class TaskIndex:
+    """Tasks by id with their parent, depends_on and soft_depends_on edges and facts."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self._engine = Engine()
+
+    @classmethod
+    def build(cls, tasks: Iterable[Task]) -> Self:
+        """An index of `tasks` (when an id repeats, the last task wins)."""
+        index = cls()
+        index._engine.build(tasks)
+        return index
+
+    def apply(self, upserted: Iterable[Task] = (), removed: Iterable[str] = ()) -> None:
+        """Put new or changed tasks in and take removed ids out, at the cost of the change."""
+        with self.lock:
+            self._engine.apply(upserted, removed)
+
+    # --- tasks -----------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._engine.store.tasks)
+
+    def __contains__(self, task_id: object) -> bool:
+        return task_id in self._engine.store.tasks
+
+    def get(self, task_id: str) -> Task | None:
+        return self._engine.store.tasks.get(task_id)
+
+    def require(self, task_id: str) -> Task:
+        """The task with `task_id`, or `UnknownTask`."""
+        task = self._engine.store.tasks.get(task_id)
+        if task is None:
+            raise UnknownTask(task_id)
+        return task
+
+    def sort_key(self, task_id: str) -> tuple[int, int, str]:
+        """The one task order of every list: (priority, order, id)."""
+        task = self._engine.store.tasks[task_id]
+        return task.priority, task.order, task.id
+
+    def sorted_ids(self, ids: Iterable[str]) -> list[str]:
+        """`ids` (all existing) in the task order (priority, order, id)."""
+        return sorted(ids, key=self.sort_key)
+
+    def tasks(self) -> list[Task]:
+        """Every task, in the task order."""
+        return sorted(self._engine.store.tasks.values(), key=lambda t: (t.priority, t.order, t.id))
+
+    def ids(self) -> list[str]:
+        """Every id, in the task order."""
+        return self.sorted_ids(self._engine.store.tasks)
+
+    def projects(self) -> list[str]:
+        """Every project name that at least one task has, sorted."""
+        return sorted(p for p in self._engine.store.by_project if p is not None)
+
+    def project_ids(self, project: str | None) -> list[str]:
+        """Ids of the tasks of `project` (None: tasks without one), in the task order."""
+        return self.sorted_ids(self._engine.store.by_project.get(project, ()))
+
+    def project_members(self, project: str | None) -> Collection[str]:
+        """The ids of `project`, unordered (for counting)."""
+        return self._engine.store.by_project.get(project, frozenset())
+
+    # --- edges -----------------------------------------------------------------------------
+
+    def children(self, task_id: str) -> list[str]:
+        """Tasks whose parent is `task_id`, in the task order."""
+        self.require(task_id)
+        return self.sorted_ids(self._engine.store.sources("parent", task_id))
+
+    def dependencies(self, task_id: str) -> list[str]:
+        """`depends_on` as written (repeats dropped), dangling ids included."""
+        return list(dict.fromkeys(self.require(task_id).depends_on))
+
+    def dependents(self, task_id: str) -> list[str]:
+        """Tasks whose depends_on names `task_id` (the tasks it blocks), in the task order."""
+        self.require(task_id)
+        return self.sorted_ids(self._engine.store.sources("depends_on", task_id))
+
+    def soft_dependencies(self, task_id: str) -> list[str]:
+        """`soft_depends_on` as written (repeats dropped), dangling ids included."""
+        return list(dict.fromkeys(self.require(task_id).soft_depends_on))
+
+    def soft_dependents(self, task_id: str) -> list[str]:
+        """Tasks whose soft_depends_on names `task_id`, in the task order."""
+        self.require(task_id)
+        return self.sorted_ids(self._engine.store.sources("soft_depends_on", task_id))
+
+    def ancestors(self, task_id: str) -> list[str]:
+        """Parent, grandparent, ...: nearest first, each once (stops where a cycle closes)."""
+        self.require(task_id)
+        return list(self._engine.store.walk_up(task_id))
+
+    def descendants(self, task_id: str) -> list[str]:
+        """Every task below `task_id` via parent, each once, in the task order."""
+        self.require(task_id)
+        return self.sorted_ids(self._engine.store.walk_down(task_id))
+
+    def missing_references(self, kind: Kind) -> dict[str, set[str]]:
+        """Dangling references of one field: missing id → ids of the tasks naming it."""
+        return self._engine.store.missing[kind]
+
+    # --- facts -----------------------------------------------------------------------------
+
+    def record(self, task_id: str) -> Record:
+        """The internal record of a task (for the query modules of this package)."""
+        record = self._engine.records.get(task_id)
+        if record is None:
+            raise UnknownTask(task_id)
+        return record
+
+    @property
+    def tally(self) -> Tally:
+        """The whole-graph counters (for the query modules of this package)."""
+        return self._engine.tally
+
+    def dependency_cycles(self) -> list[list[str]]:
+        """Every depends_on cycle as its sorted members; the list sorted."""
+        return [list(c) for c in sorted(set(self._engine.store.dep_cycle.values()))]
+
+    def parent_cycles(self) -> list[list[str]]:
+        """Every parent cycle as its sorted members; the list sorted."""
+        return [list(c) for c in sorted(set(self._engine.store.parent_cycle.values()))]
+
+    def self_references(self) -> list[tuple[str, Kind]]:
+        """(task id, field) for every task that names itself, sorted."""
+        return sorted(self._engine.store.self_references)
+
+    def facts(self, task_id: str) -> TaskFacts:
+        """The computed facts of `task_id`."""
+        record = self.record(task_id)
+        local = record.local
+        return TaskFacts(
+            depth=record.depth,
+            child_count=local.child_count,
+            open_child_count=local.open_child_count,
+            is_leaf=local.open_child_count == 0,
+            is_root=local.is_root,
+            is_orphan=local.is_orphan,
+            blocking_count=local.blocking_count,
+            blocked_by_count=local.blocked_by_count,
+            soft_blocking_count=local.soft_blocking_count,
+            is_ready=record.ready,
+            is_blocked=record.blocked,
+            reasons=self.reasons(task_id),
+            ready_since=local.ready_base if record.ready else None,
+        )
+
+    def reasons(self, task_id: str) -> BlockedReasons:
+        """Why `task_id` is blocked (all empty when it is not)."""
+        record = self.record(task_id)
+        if not record.blocked:
+            return BlockedReasons()
+        tasks = self._engine.store.tasks
+        deps = set(tasks[task_id].depends_on)
+        return BlockedReasons(
+            unmet_dependencies=sorted(
+                d for d in deps if d in tasks and tasks[d].status not in TERMINAL_STATUSES
+            ),
+            dangling_dependencies=sorted(d for d in deps if d not in tasks),
+            cycle=list(record.local.cycle),
+            blocked_ancestor=record.anc,
+            status_blocked=record.local.status_blocked,
+        )
+
+
+class _RawDependencies:
+    """depends_on as written, for any id (a missing id has none)."""
+
+    def __init__(self, index: TaskIndex) -> None:
+        self._index = index
+
+    def __getitem__(self, task_id: str) -> Iterable[str]:
+        task = self._index.get(task_id)
+        return () if task is None else task.depends_on
+
+
+class _Dependents:
+    """Ids naming `task_id` in depends_on, whether `task_id` exists yet or not."""
+
+    def __init__(self, index: TaskIndex) -> None:
+        self._index = index
+
+    def __getitem__(self, task_id: str) -> Iterable[str]:
+        if task_id in self._index:
+            return self._index._engine.store.sources("depends_on", task_id)
+        return self._index.missing_references("depends_on").get(task_id, ())
+
+
+def _parent_cycle(index: TaskIndex, task_id: str, parent: str) -> list[str]:
+    path, seen = [task_id], {task_id}
+    current: str | None = parent
+    while current is not None and current not in seen:
+        path.append(current)
+        seen.add(current)
+        above = index.get(current)
+        current = None if above is None else above.parent
+    return sorted(path) if current == task_id else []
+
+
+def would_create_cycle(
+    index: TaskIndex, task_id: str, *, parent: str | None = None, depends_on: Iterable[str] = ()
+) -> CycleError | None:
+    """The cycle that giving `task_id` this parent or these dependencies would close, or None.
+
+    `task_id` need not exist yet. The members are sorted; for depends_on they are the whole
+    cycle the new edge would make or join.
+
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", depends_on=("b",)),
+    ...                          Task(id="b", title="B", path="b.md")])
+    >>> would_create_cycle(index, "b", depends_on=["a"]).nodes
+    ['a', 'b']
+    >>> would_create_cycle(index, "b", parent="a") is None
+    True
+    """
+    if parent is not None:
+        members = _parent_cycle(index, task_id, parent)
+        if members:
+            return CycleError("parent", members)
+    forward, backward = _RawDependencies(index), _Dependents(index)
+    for dep in sorted(set(depends_on)):
+        found = closing_cycle(task_id, dep, forward, backward)
+        if found:
+            return CycleError("depends_on", sorted(found))
+    return None

@@ -1,0 +1,79 @@
+"""Ready, blocked, in-review and in-progress tasks (SPEC §4), optionally for one project.
+
+Every list is in the task order (priority, order, id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graph.facts import BlockedReasons
+from graph.index import TaskIndex
+from storage.model import IN_PROGRESS_STATUS, REVIEW_STATUS
+
+__all__ = ["BlockedRow", "blocked_tasks", "in_progress_tasks", "ready_tasks", "review_tasks"]
+
+
+class BlockedRow(BaseModel):
+    """A blocked task and why."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(description="Task id.")
+    reasons: BlockedReasons = Field(description="Every reason that applies.")
+
+
+def _in_project(index: TaskIndex, ids: Collection[str], project: str | None) -> list[str]:
+    if project is None:
+        return index.sorted_ids(ids)
+    members = index.project_members(project)
+    small, large = (ids, members) if len(ids) <= len(members) else (members, ids)
+    return index.sorted_ids(i for i in small if i in large)
+
+
+def ready_tasks(index: TaskIndex, *, project: str | None = None) -> list[str]:
+    """Ids of the ready tasks: active, not blocked, no open child.
+
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", status="active"),
+    ...                          Task(id="b", title="B", path="b.md", status="blocked")])
+    >>> ready_tasks(index)
+    ['a']
+    """
+    return _in_project(index, index.tally.ready, project)
+
+
+def blocked_tasks(index: TaskIndex, *, project: str | None = None) -> list[BlockedRow]:
+    """The blocked tasks with their reasons.
+
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", depends_on=("gone",))])
+    >>> blocked_tasks(index)[0].reasons.dangling_dependencies
+    ['gone']
+    """
+    return [
+        BlockedRow(id=task_id, reasons=index.reasons(task_id))
+        for task_id in _in_project(index, index.tally.blocked, project)
+    ]
+
+
+def review_tasks(index: TaskIndex, *, project: str | None = None) -> list[str]:
+    """Ids of the tasks with status review.
+
+    >>> from storage.model import Task
+    >>> review_tasks(TaskIndex.build([Task(id="a", title="A", path="a.md", status="review")]))
+    ['a']
+    """
+    return _in_project(index, index.tally.by_status.get(REVIEW_STATUS, set()), project)
+
+
+def in_progress_tasks(index: TaskIndex, *, project: str | None = None) -> list[str]:
+    """Ids of the tasks with status in_progress (blocked ones included).
+
+    >>> from storage.model import Task
+    >>> in_progress_tasks(TaskIndex.build([Task(id="a", title="A", path="a.md")]))
+    []
+    """
+    return _in_project(index, index.tally.by_status.get(IN_PROGRESS_STATUS, set()), project)

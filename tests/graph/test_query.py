@@ -1,0 +1,106 @@
+"""list_tasks, search_tasks, tree and render_ascii."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from graph.errors import InvalidArgument, UnknownTask
+from graph.index import TaskIndex
+from graph.query import list_tasks, render_ascii, search_tasks, tree
+from tests.graph.builders import index_of, sample_tree, task
+
+
+def people() -> TaskIndex:
+    return index_of(
+        task("a", priority=0, assignee="ann", tags=["x"]),
+        task("b", priority=3, assignee="bob", tags=["x", "y"], type="bug"),
+        task("c", priority=4, status="inbox"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("filters", "expected"),
+    [
+        ({}, ["a", "b", "c"]),
+        ({"priority": 3}, ["b"]),
+        ({"priority_max": 3}, ["a", "b"]),
+        ({"assignee": "ann"}, ["a"]),
+        ({"tag": "x"}, ["a", "b"]),
+        ({"tag": "y", "type": "bug"}, ["b"]),
+        ({"status": "To-Do"}, ["a", "b"]),
+    ],
+)
+def test_list_filters_are_mechanical(filters: dict[str, Any], expected: list[str]) -> None:
+    assert list_tasks(people(), **filters) == expected
+
+
+def test_list_by_project_status_type_and_parent() -> None:
+    index = sample_tree()
+    assert list_tasks(index, project="alpha") == ["e", "r", "t1", "t2", "t3"]
+    assert list_tasks(index, status="closed") == ["t1"]
+    assert list_tasks(index, type="epic") == ["e"]
+    assert list_tasks(index, parent="e", status="active") == ["t2"]
+
+
+def test_bad_list_arguments_are_errors() -> None:
+    with pytest.raises(InvalidArgument):
+        list_tasks(people(), priority=5)
+    with pytest.raises(UnknownTask):
+        list_tasks(people(), parent="nope")
+
+
+def test_search_matches_title_and_body_in_any_case_ordered_by_id() -> None:
+    index = index_of(
+        task("z", title="Parser rewrite", priority=0),
+        task("b", title="Other", body="the PARSER fails"),
+        task("c", title="Unrelated"),
+    )
+    assert search_tasks(index, "parser") == ["b", "z"]
+    with pytest.raises(InvalidArgument):
+        search_tasks(index, "  ")
+
+
+def test_the_whole_tree_renders_as_ascii() -> None:
+    assert render_ascii(tree(sample_tree())) == "\n".join(
+        [
+            "o [active] Task o",
+            "r [active] Task r",
+            "└── e [active] Task e",
+            "    ├── t1 [done] Task t1",
+            "    ├── t2 [active] Task t2",
+            "    └── t3 [blocked] Task t3",
+            "s [in_progress] Task s",
+            "└── u [inbox] Task u",
+        ]
+    )
+
+
+def test_a_tree_of_one_project_one_root_or_limited_depth() -> None:
+    index = sample_tree()
+    assert [n.id for n in tree(index, project="beta")] == ["s"]
+    (epic,) = tree(index, root_id="e", max_depth=0)
+    assert (epic.id, epic.children) == ("e", [])
+    (top,) = tree(index, root_id="r", max_depth=1)
+    assert [c.id for c in top.children] == ["e"] and top.children[0].children == []
+
+
+def test_excluded_statuses_drop_their_subtrees() -> None:
+    (top,) = tree(sample_tree(), root_id="e", exclude_status=["completed"])
+    assert [c.id for c in top.children] == ["t2", "t3"]
+
+
+def test_a_tree_through_a_parent_cycle_stops_where_it_closes() -> None:
+    index = index_of(task("a", parent="b"), task("b", parent="a"), task("c", parent="a"))
+    assert tree(index) == []
+    assert render_ascii(tree(index, root_id="a")) == "\n".join(
+        ["a [active] Task a", "├── b [active] Task b", "└── c [active] Task c"]
+    )
+
+
+def test_bad_tree_arguments_are_errors() -> None:
+    with pytest.raises(InvalidArgument):
+        tree(sample_tree(), max_depth=-1)
+    with pytest.raises(UnknownTask):
+        tree(sample_tree(), root_id="nope")
