@@ -188,9 +188,7 @@ class _State:
 class _Tally:
     """Running counts, frozen into a ``GeneratedTree`` at the end."""
 
-    by_status: dict[str, int] = field(
-        default_factory=lambda: dict.fromkeys(STATUSES, 0)
-    )
+    by_status: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
     files: int = 0
     hard: int = 0
     cross: int = 0
@@ -272,9 +270,7 @@ def _make_task(rng: random.Random, state: _State, index: int, n: int) -> _Task:
     return task
 
 
-def _project_task(
-    rng: random.Random, task_id: str, project: str, slot: int, n: int
-) -> _Task:
+def _project_task(rng: random.Random, task_id: str, project: str, slot: int, n: int) -> _Task:
     """The depth-0 root of one project: always active, priority 1."""
     created, modified, _ = _timestamps(rng, slot, n, done=False)
     return _Task(
@@ -296,9 +292,7 @@ def _project_task(
     )
 
 
-def _child_task(
-    rng: random.Random, state: _State, task_id: str, index: int, n: int
-) -> _Task:
+def _child_task(rng: random.Random, state: _State, task_id: str, index: int, n: int) -> _Task:
     """A task below its project root, with links only to earlier tasks."""
     slot = index % len(state.projects)
     parent, depth = _pick_parent(rng, state.pools[slot])
@@ -384,9 +378,7 @@ def _link_candidate(rng: random.Random, state: _State, index: int) -> str | None
     project_count = len(state.projects)
     if project_count > 1 and rng.random() < CROSS_PROJECT_SHARE:
         other = rng.randrange(project_count, index) if index > project_count else index
-        return (
-            state.ids[other] if other % project_count != index % project_count else None
-        )
+        return state.ids[other] if other % project_count != index % project_count else None
     members = state.members[index % project_count]
     if len(members) < 2:
         return None
@@ -477,9 +469,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--n", type=int, default=10_000, help="number of task files")
     parser.add_argument("--seed", type=int, default=1, help="random seed")
-    parser.add_argument(
-        "--out", type=Path, required=True, help="root folder to write into"
-    )
+    parser.add_argument("--out", type=Path, required=True, help="root folder to write into")
     return parser
 
 

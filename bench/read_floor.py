@@ -71,13 +71,9 @@ def _read_all(root: Path) -> tuple[int, int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the read floor of a tree."""
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.read_floor", description=__doc__
-    )
+    parser = argparse.ArgumentParser(prog="python -m bench.read_floor", description=__doc__)
     parser.add_argument("root", type=Path, help="task tree to read")
-    parser.add_argument(
-        "--runs", type=int, default=3, help="runs to take the median of"
-    )
+    parser.add_argument("--runs", type=int, default=3, help="runs to take the median of")
     args = parser.parse_args(argv)
     result = read_floor(args.root, args.runs)
     print(
