@@ -37,3 +37,8 @@ def write(root: Path, relative: str, text: str | bytes) -> Path:
     else:
         path.write_bytes(text.encode())
     return path
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

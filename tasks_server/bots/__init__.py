@@ -1,0 +1,11 @@
+"""Workflow bots (SPEC §8): configs in folders become generated tools over one state file.
+
+errors.py    the bot error tree
+config.py    the bot folder tree, loaded and validated whole
+state.py     pure workflow transitions over the state
+store.py     workflow_state.json on disk (atomic, locked, re-read on every call)
+project.py   the workflow's project task in the task tree
+runtime.py   one bot: cached config + state + the operations behind its tools
+results.py   the result model and guidance built from config and state
+catalog.py   every bot in a folder and the tool specs generated from them
+"""

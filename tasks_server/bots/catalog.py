@@ -1,0 +1,209 @@
+"""The bot catalog: every bot in a folder, and the tool specs generated from their configs.
+
+Per bot `b` with behaviors `h` and actions `a` (all tier `workflow`):
+
+    b_tool                      run the current action (continue where you left off)
+    b_h_tool                    run behavior h's current action; h becomes current
+    b_h_a                       run action a of h directly; it becomes current
+    b_close_current_action      mark the current action complete and move on
+    b_restart_server            reload config and instructions in this process
+
+The tool list is fixed when the specs are registered: a reloaded config that adds or removes
+actions is reported in `warnings` until the process restarts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel
+
+from tasks_server.bots.config import Action, Behavior, BotConfig
+from tasks_server.bots.errors import BotConfigError, BotError, UnknownBot
+from tasks_server.bots.models import ActionInput, BotResult, CloseInput, ProjectInput, RestartInput
+from tasks_server.bots.project import TaskTree
+from tasks_server.bots.runtime import BotRuntime
+from tasks_server.errors import ToolFailure
+from tasks_server.registry import ToolSpec
+
+__all__ = ["BotCatalog", "bot_specs"]
+
+CONFIG_FILE = Path("config") / "bot_config.json"
+
+
+class BotCatalog:
+    """The bots found in one folder, each bound to the task tree."""
+
+    def __init__(self, bots: dict[str, BotRuntime]) -> None:
+        self.bots = bots
+
+    @classmethod
+    def load(cls, bots_dir: Path | None, live: TaskTree) -> BotCatalog:
+        """Every sub-folder of `bots_dir` holding `config/bot_config.json` is a bot; no folder
+        means no bots. A broken config raises BotConfigError naming the file and field."""
+        if bots_dir is None or not bots_dir.is_dir():
+            return cls({})
+        folders = sorted(p for p in bots_dir.iterdir() if (p / CONFIG_FILE).is_file())
+        bots = {runtime.name: runtime for runtime in (BotRuntime(f, live) for f in folders)}
+        _check_unique_tools(list(bots.values()))
+        return cls(bots)
+
+    def names(self) -> list[str]:
+        return sorted(self.bots)
+
+    def bot(self, name: str) -> BotRuntime:
+        if name not in self.bots:
+            raise UnknownBot(name, self.names())
+        return self.bots[name]
+
+    def specs(self, only: str | None = None) -> list[ToolSpec]:
+        """The tool specs of every bot (or of bot `only`)."""
+        names = [only] if only is not None else self.names()
+        return [spec for name in names for spec in bot_specs(self.bot(name))]
+
+    def catalog_json(self, only: str | None = None) -> list[dict[str, Any]]:
+        """Name, description, trigger patterns and parameter schema of every bot tool."""
+        return [
+            {
+                "name": spec.name,
+                "description": spec.description,
+                "trigger_patterns": list((spec.meta or {}).get("trigger_patterns", [])),
+                "parameters": spec.input_model.model_json_schema(),
+            }
+            for spec in self.specs(only)
+        ]
+
+
+def _check_unique_tools(bots: list[BotRuntime]) -> None:
+    seen: dict[str, str] = {}
+    for runtime in bots:
+        for name in runtime.registered:
+            if name in seen:
+                path = runtime.folder / CONFIG_FILE
+                raise BotConfigError(path, "name", f"tool {name!r} is also made by {seen[name]}")
+            seen[name] = runtime.name
+
+
+# --- spec generation ----------------------------------------------------------------------------
+
+
+def _annotations(*, idempotent: bool) -> ToolAnnotations:
+    """Bot tools write only the bot's state file (and, once, the project task)."""
+    return ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=idempotent,
+        open_world_hint=False,
+    )  # fmt: skip
+
+
+Call = Callable[[Any, datetime], BotResult]
+
+
+def _clock(context: Any) -> datetime:
+    """The server context's clock (tests fix it), else the wall clock."""
+    clock = getattr(context, "clock", None)
+    return clock() if callable(clock) else datetime.now(UTC)
+
+
+def _handler(call: Call) -> Callable[[Any, Any], BaseModel]:
+    """A registry handler: bot errors become tool failures with their code."""
+
+    def handle(context: Any, args: Any) -> BaseModel:
+        try:
+            return call(args, _clock(context))
+        except BotError as exc:
+            raise ToolFailure(exc.code, str(exc)) from exc
+
+    return handle
+
+
+def _spec(
+    name: str,
+    description: str,
+    patterns: list[str],
+    input_model: type[BaseModel],
+    call: Call,
+    *,
+    idempotent: bool = True,
+) -> ToolSpec:
+    text = f"{description} Triggers: {'; '.join(patterns)}." if patterns else description
+    return ToolSpec(
+        name=name, tier="workflow", description=text, input_model=input_model,
+        output_model=BotResult, handler=_handler(call),
+        annotations=_annotations(idempotent=idempotent), meta={"trigger_patterns": patterns},
+    )  # fmt: skip
+
+
+def bot_specs(runtime: BotRuntime) -> list[ToolSpec]:
+    """Every tool of one bot, bot-level tools first, then per behavior and per action."""
+    config = runtime.loaded
+    specs = _bot_level(runtime, config)
+    for behavior in config.behaviors:
+        specs.append(_behavior_spec(runtime, behavior))
+        specs += [_action_spec(runtime, behavior, action) for action in behavior.actions]
+    return specs
+
+
+def _bot_level(runtime: BotRuntime, config: BotConfig) -> list[ToolSpec]:
+    name, close_tool = config.name, config.close_tool
+    summary = f" {config.description}" if config.description else ""
+    return [
+        _spec(
+            config.bot_tool,
+            f"Continue the {name} workflow where it left off: runs the current action and "
+            f"returns its instructions.{summary}",
+            [f"continue {name}", "continue where I left off", "what is the next step"],
+            ProjectInput, runtime.forward,
+        ),
+        _spec(
+            close_tool,
+            f"Mark the current {name} action complete and move to the next one (at a "
+            "behavior's end, the next behavior; at the bot's end, report it done). Call it "
+            "once the action's outputs are produced and the user agrees.",
+            ["done with this step", "close the current action", "move on"],
+            CloseInput, runtime.close, idempotent=False,
+        ),
+        _spec(
+            config.restart_tool,
+            f"Reload {name}'s config and instructions from disk in this server process "
+            "(no process is stopped). Tools added or removed need a process restart.",
+            [f"reload {name}", "pick up the edited instructions"],
+            RestartInput, lambda args, now: runtime.restart(),
+        ),
+    ]  # fmt: skip
+
+
+def _behavior_spec(runtime: BotRuntime, behavior: Behavior) -> ToolSpec:
+    patterns = list(behavior.patterns) or [f"work on {behavior.name}", f"start {behavior.name}"]
+    return _spec(
+        behavior.tool,
+        f"{behavior.description} Runs the current action of the {behavior.name} behavior "
+        f"of {behavior.bot} (its first action unless some are complete) and makes "
+        f"{behavior.name} current.",
+        patterns, ProjectInput,
+        lambda args, now: runtime.forward(args, now, behavior.name),
+    )  # fmt: skip
+
+
+def _action_spec(runtime: BotRuntime, behavior: Behavior, action: Action) -> ToolSpec:
+    close_tool = f"{action.bot}_close_current_action"
+    if not action.workflow:
+        role = f"outside the workflow steps; becomes current, {close_tool} returns to the steps"
+    else:
+        step = f"step {behavior.steps.index(action) + 1} of {len(behavior.steps)}"
+        then = (
+            "completes itself once the project task exists"
+            if action.auto_completes
+            else f"close it with {close_tool}"
+        )
+        role = f"{step}; becomes the current action, {then}"
+    return _spec(
+        action.tool,
+        f"{action.instructions.description} ({action.bot} {action.behavior}, {role}.)",
+        list(action.patterns),
+        ProjectInput if action.auto_completes else ActionInput,
+        lambda args, now: runtime.run(action.behavior, action.name, args, now),
+    )

@@ -1,0 +1,71 @@
+"""The workflow's project as a task of type `project` in the same tree as every other task."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from storage.errors import AlreadyExists
+from storage.model import Task, is_valid_id
+from storage.repository import TaskRepository
+from storage.table import FileResult, FileTable
+from tasks_server.bots.errors import ProjectError
+
+__all__ = ["TaskTree", "default_project", "ensure_project"]
+
+
+class TaskTree(Protocol):
+    """What a bot needs of the live tree (`tasks_server.live.LiveTree` is one)."""
+
+    @property
+    def root(self) -> Path: ...
+    @property
+    def repository(self) -> TaskRepository: ...
+    @property
+    def table(self) -> FileTable: ...
+    @property
+    def lock(self) -> AbstractContextManager[Any]: ...
+    def record(self, results: Iterable[FileResult]) -> None: ...
+    def refresh(self) -> object: ...
+
+
+def default_project(bot: str) -> str:
+    """The project task id used when none is given.
+
+    >>> default_project("story_bot")
+    'story_bot-project'
+    """
+    return f"{bot}-project"
+
+
+def ensure_project(
+    tree: TaskTree, project_id: str, *, title: str, body: str, now: datetime
+) -> bool:
+    """Make sure task `project_id` exists with type `project`; True when it was created."""
+    if not is_valid_id(project_id):
+        raise ProjectError(f"{project_id!r} is not a valid task id")
+    with tree.lock:
+        existing = tree.table.winner(project_id)
+        if existing is None:  # perhaps written a moment ago by someone else: look again
+            tree.refresh()
+            existing = tree.table.winner(project_id)
+        if existing is not None:
+            if existing.type != "project":
+                raise ProjectError(
+                    f"task {project_id!r} exists with type {existing.type!r}, not 'project'; "
+                    "pass another project id"
+                )
+            return False
+        task = Task(
+            id=project_id, title=title, path="", type="project", status="active",
+            project=project_id, created=now, modified=now, body=body,
+        )  # fmt: skip
+        try:
+            tree.record([tree.repository.create(task)])
+        except AlreadyExists:  # another process wrote the same file a moment ago
+            tree.refresh()
+            return False
+    return True

@@ -1,0 +1,187 @@
+"""One bot at run time: its cached config, its state file, and the operations behind its tools.
+
+The config (with every instruction) is held in memory and re-read only when one of its files
+or folders changes (a few dozen `stat` calls per tool call) or on `restart`. The state is
+read from disk on every call and changed under the state file's lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from tasks_server.bots import results
+from tasks_server.bots.config import Action, BotConfig, load_bot
+from tasks_server.bots.errors import BotError, UnknownAction
+from tasks_server.bots.models import ActionInput, BotResult, CloseInput, ProjectInput
+from tasks_server.bots.project import TaskTree, default_project, ensure_project
+from tasks_server.bots.state import (
+    Resolution,
+    WorkflowState,
+    behavior_current,
+    close,
+    complete,
+    resolve_current,
+    select,
+)
+from tasks_server.bots.store import StateFile, state_path
+
+__all__ = ["BotRuntime"]
+
+Pick = Callable[[BotConfig, WorkflowState], Resolution]
+
+
+def _drift(listed: dict[str, tuple[str, ...]], now: dict[str, tuple[str, ...]]) -> list[str]:
+    added, removed = sorted(now.keys() - listed.keys()), sorted(listed.keys() - now.keys())
+    changed = sorted(name for name in now.keys() & listed.keys() if now[name] != listed[name])
+    parts = [
+        f"{label}: {', '.join(names)}"
+        for label, names in (("added", added), ("removed", removed), ("described anew", changed))
+        if names
+    ]
+    if not parts:
+        return []
+    return [
+        f"tools/list still shows the tools as they were at start-up ({'; '.join(parts)}); "
+        "restart the server process to refresh it"
+    ]
+
+
+class BotRuntime:
+    """A loaded bot bound to the task tree its state and project live in."""
+
+    def __init__(self, folder: Path, tree: TaskTree) -> None:
+        self.folder = folder
+        self.tree = tree
+        self._config = load_bot(folder)
+        self._reload_lock = threading.Lock()
+        self.name = self._config.name
+        self.registered = self._config.surface()
+        self._drift: tuple[BotConfig, list[str]] | None = None
+        self.store = StateFile(state_path(tree.root, self.name))
+
+    # --- config ---------------------------------------------------------------------------
+
+    @property
+    def loaded(self) -> BotConfig:
+        """The config as last loaded (no staleness check)."""
+        return self._config
+
+    def config(self) -> BotConfig:
+        """The config, re-read first if any of its files changed since it was loaded."""
+        if self._config.is_stale():
+            with self._reload_lock:
+                if self._config.is_stale():
+                    self._config = load_bot(self.folder)
+        return self._config
+
+    def reload(self) -> BotConfig:
+        with self._reload_lock:
+            self._config = load_bot(self.folder)
+        return self._config
+
+    def drift(self, config: BotConfig) -> list[str]:
+        """A warning when tools/list (made at start-up) no longer matches the config."""
+        if self._drift is None or self._drift[0] is not config:
+            self._drift = (config, _drift(self.registered, config.surface()))
+        return self._drift[1]
+
+    # --- operations -----------------------------------------------------------------------
+
+    def forward(
+        self, args: ProjectInput, now: datetime, behavior_name: str | None = None
+    ) -> BotResult:
+        """Run the current action of the bot, or of one behavior (which becomes current)."""
+        if behavior_name is None:
+            return self._run(resolve_current, args, now, reopen=False)
+        key = f"{self.name}.{behavior_name}"
+        if self.config().behavior(behavior_name) is None:
+            raise UnknownAction(key)
+
+        def pick(config: BotConfig, state: WorkflowState) -> Resolution:
+            behavior = config.behavior(behavior_name)
+            if behavior is None:
+                raise UnknownAction(key)
+            return behavior_current(config, state, behavior)
+
+        return self._run(pick, args, now, reopen=False)
+
+    def run(
+        self, behavior_name: str, action_name: str, args: ActionInput, now: datetime
+    ) -> BotResult:
+        """Run one action directly: it becomes current and its own completion is cleared."""
+        key = f"{self.name}.{behavior_name}.{action_name}"
+
+        def pick(config: BotConfig, state: WorkflowState) -> Resolution:
+            action = config.find(key)
+            if action is None:
+                raise UnknownAction(key)
+            return Resolution(action)
+
+        return self._run(pick, args, now, reopen=True)
+
+    def _run(self, pick: Pick, args: ActionInput, now: datetime, *, reopen: bool) -> BotResult:
+        config = self.config()
+        with self.store.transaction() as transaction:
+            resolution = pick(config, transaction.loaded.state)
+            current = resolution.action
+            project = self._project(config, current, args, now)
+            state = select(transaction.loaded.state, current, now.isoformat(), reopen=reopen)
+            if current.auto_completes:
+                state = complete(state, current, now.isoformat())
+            transaction.result = state
+        warnings = self._warnings(config, transaction.loaded.warnings(self.store.path), resolution)
+        return results.action_result(
+            config, state, current, warnings, user_input=args.user_input, project=project
+        )
+
+    def _project(
+        self, config: BotConfig, current: Action, args: ActionInput, now: datetime
+    ) -> str | None:
+        if not current.auto_completes:
+            return None
+        project = args.project if isinstance(args, ProjectInput) else None
+        title = args.project_title if isinstance(args, ProjectInput) else None
+        project_id = project or default_project(config.name)
+        body = f"The project of the {config.name} workflow.\n\n{config.description}\n"
+        ensure_project(
+            self.tree, project_id, title=title or f"{config.name} project", body=body, now=now
+        )
+        return project_id
+
+    def close(self, args: CloseInput, now: datetime) -> BotResult:
+        """Mark the current action complete and move on (see `state.close`)."""
+        config = self.config()
+        with self.store.transaction() as transaction:
+            expected = self._named(config, args.action) if args.action else None
+            state, outcome = close(
+                config, transaction.loaded.state, now.isoformat(), expected=expected
+            )
+            transaction.result = state
+        warnings = transaction.loaded.warnings(self.store.path) + self.drift(config)
+        if outcome.warning:
+            warnings.append(outcome.warning)
+        return results.close_result(config, state, outcome, warnings)
+
+    def _named(self, config: BotConfig, text: str) -> Action:
+        """An action from 'behavior.action', 'bot.behavior.action' or its tool name."""
+        key = text if text.startswith(f"{config.name}.") else f"{config.name}.{text}"
+        found = config.find(key) or next((a for a in config.actions() if a.tool == text), None)
+        if found is None:
+            raise BotError(f"{text!r} names no action of {config.name}; use 'behavior.action'")
+        return found
+
+    def restart(self) -> BotResult:
+        """Reload the config and instructions in this process (no process is stopped)."""
+        config = self.reload()
+        loaded = self.store.read()
+        resolution = resolve_current(config, loaded.state)
+        warnings = self._warnings(config, loaded.warnings(self.store.path), resolution)
+        files = sum(1 for path in config.stamps if path.endswith(".json"))
+        return results.restart_result(config, loaded.state, resolution.action, warnings, files)
+
+    def _warnings(self, config: BotConfig, found: list[str], resolution: Resolution) -> list[str]:
+        extra = [resolution.warning] if resolution.warning else []
+        return found + extra + self.drift(config)

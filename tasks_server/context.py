@@ -1,0 +1,91 @@
+"""What every tool handler receives: the live tree, the bots, and shared helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from graph.index import TaskIndex
+from storage.model import Task
+from storage.repository import mtime_of
+from storage.timestamps import utc_now
+from tasks_server.live import LiveTree
+from tasks_server.models import PagedInput
+from tasks_server.paging import Page, paginate
+from tasks_server.views import Fields, TaskView, to_view
+
+if TYPE_CHECKING:
+    from tasks_server.registry import ToolSpec
+
+__all__ = ["ServerContext"]
+
+
+@dataclass
+class ServerContext:
+    """The state behind one server: a live tree and (optionally) workflow bots."""
+
+    live: LiveTree
+    bots_dir: Path | None = None
+    allowed: Callable[[str], bool] = field(default=lambda name: True)
+    server: Any = None
+    bots: Any = None
+    clock: Callable[[], datetime] = field(default=utc_now)
+
+    @classmethod
+    def open(cls, root: Path, *, bots: Path | None = None, watch: bool = True) -> ServerContext:
+        live = LiveTree(root, watch=watch)
+        bots_dir = bots if bots is not None else live.root / "bots"
+        context = cls(live=live, bots_dir=bots_dir)
+        context.load_bots()
+        return context
+
+    def load_bots(self) -> None:
+        """Load and validate every bot config (a broken one fails start-up, by name)."""
+        from tasks_server.bots.catalog import BotCatalog  # noqa: PLC0415 - optional part
+
+        self.bots = BotCatalog.load(self.bots_dir, self.live) if self.bots_dir else None
+
+    def bot_specs(self, only: str | None = None) -> list[ToolSpec]:
+        return self.bots.specs(only=only) if self.bots is not None else []
+
+    @property
+    def index(self) -> TaskIndex:
+        return self.live.index
+
+    def file_modified(self, task: Task) -> datetime | None:
+        result = self.live.table.files.get(task.path)
+        return mtime_of(result.stamp) if result is not None else None
+
+    def view(self, task: Task, fields: Fields, *, max_body_chars: int | None = None) -> TaskView:
+        if fields == "brief":
+            return to_view(task)
+        index = self.index
+        return to_view(
+            task,
+            "full",
+            facts=index.facts(task.id),
+            blocks=index.dependents(task.id),
+            file_modified=self.file_modified(task),
+            max_body_chars=max_body_chars,
+        )
+
+    def views(
+        self, ids: Iterable[str], fields: Fields = "brief", *, max_body_chars: int | None = None
+    ) -> list[TaskView]:
+        index = self.index
+        return [self.view(index.require(i), fields, max_body_chars=max_body_chars) for i in ids]
+
+    def page(
+        self, ids: list[str], args: PagedInput, query: object
+    ) -> tuple[list[TaskView], Page[str]]:
+        """One page of `ids` as views; the cursor is tied to `query` and the tree's state."""
+        page = paginate(
+            ids, limit=args.limit, cursor=args.cursor, query=query, generation=self.live.generation
+        )
+        return self.views(page.items, args.fields, max_body_chars=args.max_body_chars), page
+
+    def close(self) -> None:
+        self.live.close()

@@ -1,0 +1,79 @@
+"""The guidance object every result carries (seed 003), and small builders for it.
+
+Guidance is derived from state only (the same state gives the same guidance), names real
+tools, and stays a few short strings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Guidance", "action", "guide"]
+
+_ACTION_HELP = {
+    "get_task": "read one task in full",
+    "list_tasks": "filter tasks by project, status, type, priority, tag",
+    "search_tasks": "substring search over titles and bodies",
+    "get_children": "a task's children",
+    "get_dependencies": "a task's hard dependencies",
+    "get_task_tree": "a subtree or project as a tree",
+    "get_ready_tasks": "tasks that can be started now",
+    "get_blocked_tasks": "blocked tasks with the reasons",
+    "get_review_tasks": "tasks waiting for review",
+    "get_graph_metrics": "counts and degrees of the graph",
+    "get_task_scoring_factors": "raw factors per task for your own ranking",
+    "get_decomposition_context": "what you need to split a task",
+    "get_task_neighborhood": "a task's relationships and project peers",
+    "get_tasks_with_topology": "tasks with depth and degree metrics",
+    "get_review_snapshot": "changes, staleness and velocity since N days",
+    "get_structural_signals": "cycles, dangling references, load problems",
+    "get_index_stats": "index counts, root, load problems",
+    "create_task": "write a new task",
+    "update_task": "change fields of a task",
+    "complete_task": "mark a task done",
+    "complete_tasks": "mark several tasks done",
+    "decompose_task": "write child tasks, all or none",
+    "reorder_children": "set the order of a task's children",
+    "delete_task": "move a task file to .trash",
+    "rebuild_index": "re-read the whole tree",
+}
+
+
+class Guidance(BaseModel):
+    """What state the result leaves you in and what you can do next."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    current_state: str = Field(description="The state the result leaves, as a short token.")
+    next_action: str = Field(description="The most useful next step, naming a tool.")
+    available_actions: list[str] = Field(description="Tools that apply now: 'tool - what for'.")
+    warnings: list[str] | None = Field(None, description="Issues worth attention; not errors.")
+    blocked_reason: str | None = Field(None, description="Why the request could not proceed.")
+    context: dict[str, Any] | None = Field(None, description="Small facts behind the guidance.")
+
+
+def action(tool: str, purpose: str | None = None) -> str:
+    """`tool - purpose` as guidance lists it."""
+    return f"{tool} - {purpose or _ACTION_HELP.get(tool, tool)}"
+
+
+def guide(
+    state: str,
+    next_action: str,
+    tools: list[str],
+    *,
+    warnings: list[str] | None = None,
+    blocked_reason: str | None = None,
+    context: dict[str, Any] | None = None,
+) -> Guidance:
+    """Build guidance; `tools` are tool names, described from one table."""
+    return Guidance(
+        current_state=state,
+        next_action=next_action,
+        available_actions=[action(tool) for tool in tools],
+        warnings=warnings or None,
+        blocked_reason=blocked_reason,
+        context=context or None,
+    )

@@ -1,0 +1,177 @@
+"""The live tree: the repository's files, the file table and the graph index, kept fresh.
+
+A watcher thread (inotify through `watchfiles`) collects the paths that change on disk; each
+tool call first applies those changes (re-reading only the changed files), then reads the
+index under its lock, so every query sees a consistent, current snapshot. Writes made by
+tools are applied at once, without waiting for the watcher. When no watcher can run, a
+stat-only walk finds changed files instead (slower, still no re-reading of unchanged files).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import watchfiles
+
+from graph.index import TaskIndex
+from storage.repository import TaskRepository
+from storage.table import Delta, FileResult, FileTable
+
+__all__ = ["LiveTree", "RefreshStats"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshStats:
+    files_read: int
+    seconds: float
+
+
+class LiveTree:
+    """One task root, loaded once and then kept fresh file by file."""
+
+    def __init__(self, root: Path, *, exclude: Iterable[str] = (), watch: bool = True) -> None:
+        self.repository = TaskRepository(root, exclude=tuple(exclude))
+        self.root = self.repository.root
+        started = time.perf_counter()
+        self.table: FileTable = self.repository.scan()
+        self.index = TaskIndex.build(self.table.tasks())
+        self.load_seconds = time.perf_counter() - started
+        self.loaded_at = time.time()
+        self.generation = 0
+        self.lock = threading.RLock()
+        self.last_refresh = RefreshStats(0, 0.0)
+        self._pending: set[str] = set()
+        self._pending_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
+        self._watch_ready = threading.Event()
+        if watch:
+            self._start_watcher()
+
+    # --- freshness ---------------------------------------------------------------------
+
+    def _start_watcher(self) -> None:
+        self._watcher = threading.Thread(target=self._watch, name="tasks-watch", daemon=True)
+        self._watcher.start()
+        self._watch_ready.wait(timeout=5)
+
+    def _watch(self) -> None:
+        try:
+            for changes in watchfiles.watch(
+                self.root,
+                stop_event=self._stop,
+                debounce=0,
+                step=5,
+                yield_on_timeout=True,
+                rust_timeout=200,
+                recursive=True,
+                ignore_permission_denied=True,
+            ):
+                self._watch_ready.set()
+                self._collect(path for _, path in changes)
+        except Exception:  # pragma: no cover - the fallback walk takes over
+            log.exception("file watcher stopped; falling back to stat walks")
+        finally:
+            self._watch_ready.set()
+
+    def _collect(self, paths: Iterable[str]) -> None:
+        prefix = str(self.root) + "/"
+        found = {p[len(prefix) :] for p in paths if p.startswith(prefix)}
+        if found:
+            with self._pending_lock:
+                self._pending |= found
+
+    @property
+    def watching(self) -> bool:
+        return self._watcher is not None and self._watcher.is_alive()
+
+    def refresh(self) -> RefreshStats:
+        """Apply every change seen since the last call: re-read only changed files."""
+        started = time.perf_counter()
+        paths = self._take_pending() if self.watching else self._stat_walk()
+        delta = Delta()
+        for relative in sorted(paths):
+            delta.extend(self._reread(relative))
+        self._apply(delta)
+        stats = RefreshStats(len(paths), time.perf_counter() - started)
+        if paths:
+            self.last_refresh = stats
+        return stats
+
+    def _take_pending(self) -> set[str]:
+        with self._pending_lock:
+            paths, self._pending = self._pending, set()
+        folders = {p for p in paths if (self.root / p).is_dir()}
+        for folder in folders:  # a folder moved in: read what it holds
+            paths |= {p for p in self.repository.iter_paths() if p.startswith(folder + "/")}
+        gone = {p for f in paths for p in self.table.files if p.startswith(f + "/")}
+        return {
+            p
+            for p in (paths - folders) | gone
+            if p in self.table.files or self.repository.is_task_path(p)
+        }
+
+    def _stat_walk(self) -> set[str]:
+        seen = set(self.repository.iter_paths())
+        changed = {p for p in seen if self._stamp_changed(p)}
+        return changed | (set(self.table.files) - seen)
+
+    def _stamp_changed(self, relative: str) -> bool:
+        known = self.table.files.get(relative)
+        try:
+            stat = (self.root / relative).stat()
+        except FileNotFoundError:
+            return known is not None
+        return known is None or known.stamp != (stat.st_mtime_ns, stat.st_size)
+
+    def _reread(self, relative: str) -> Delta:
+        known = self.table.files.get(relative)
+        if not self.repository.is_task_path(relative):
+            return self.table.drop(relative) if known else Delta()
+        result = self.repository.read(relative)
+        if result is None:
+            return self.table.drop(relative)
+        if known is not None and known.stamp == result.stamp and known.stamp != (0, 0):
+            return Delta()
+        return self.table.put(result)
+
+    def _apply(self, delta: Delta) -> None:
+        if delta:
+            self.index.apply(delta.upserted, delta.removed)
+            self.generation += 1
+
+    def record(self, results: Iterable[FileResult], removed_paths: Iterable[str] = ()) -> None:
+        """Apply files a tool just wrote (or moved away), without waiting for the watcher."""
+        delta = Delta()
+        for result in results:
+            delta.extend(self.table.put(result))
+        for relative in removed_paths:
+            delta.extend(self.table.drop(relative))
+        self._apply(delta)
+
+    def rebuild(self) -> None:
+        """Re-read everything (admin only; normal operation never needs it)."""
+        with self.lock:
+            table = self.repository.scan()
+            self.table, self.index = table, TaskIndex.build(table.tasks())
+            self.generation += 1
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[LiveTree]:
+        """Bring the index up to date, then hold it still while the caller reads."""
+        with self.lock:
+            self.refresh()
+            yield self
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.join(timeout=2)

@@ -1,0 +1,38 @@
+"""Shared pieces of tool inputs and outputs: the envelope and the paging fields."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tasks_server.guidance import Guidance
+from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskView
+
+__all__ = ["Envelope", "Input", "PagedInput", "TaskPage"]
+
+
+class Input(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PagedInput(Input):
+    limit: int = Field(50, ge=1, le=1000, description="Page size.")
+    cursor: str | None = Field(None, description="next_cursor from the previous page.")
+    fields: Fields = Field("brief", description=FIELDS_DESCRIPTION)
+    max_body_chars: int | None = Field(
+        2000, ge=0, description="With fields='full': bodies longer than this are cut and flagged."
+    )
+
+
+class Envelope(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    success: bool = Field(True, description="True when the call did what it was asked.")
+    guidance: Guidance
+
+
+class TaskPage(Envelope):
+    tasks: list[TaskView] = Field(description="This page of tasks, in a stable order.")
+    count: int = Field(description="Tasks on this page.")
+    total: int = Field(description="Tasks matching, over all pages.")
+    next_cursor: str | None = Field(
+        description="Pass as cursor for the next page; null at the end."
+    )

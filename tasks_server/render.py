@@ -1,0 +1,84 @@
+"""Plain-text views of tool results for the human CLI commands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "blocked_lines",
+    "check_lines",
+    "check_status",
+    "metrics_lines",
+    "task_detail",
+    "task_lines",
+    "tree_text",
+]
+
+
+def _line(task: dict[str, Any]) -> str:
+    project = f" [{task['project']}]" if task.get("project") else ""
+    return f"{task['id']}  P{task['priority']}  {task['status']:<11} {task['title']}{project}"
+
+
+def task_lines(data: dict[str, Any]) -> str:
+    tasks = data.get("tasks", [])
+    return "\n".join(_line(task) for task in tasks) or "(none)"
+
+
+def blocked_lines(data: dict[str, Any]) -> str:
+    out: list[str] = []
+    for row in data.get("tasks", []):
+        reasons = [
+            f"{key}: {', '.join(row[key])}"
+            for key in ("unmet_dependencies", "dangling_dependencies", "cycle")
+            if row[key]
+        ]
+        if row.get("blocked_ancestor"):
+            reasons.append(f"blocked_ancestor: {row['blocked_ancestor']}")
+        if row.get("status_blocked"):
+            reasons.append("status is blocked")
+        out.append(f"{_line(row['task'])}\n    {'; '.join(reasons)}")
+    return "\n".join(out) or "(none)"
+
+
+def metrics_lines(data: dict[str, Any]) -> str:
+    keep = {k: v for k, v in data.items() if k not in ("success", "guidance")}
+    return "\n".join(f"{key}: {value}" for key, value in keep.items())
+
+
+def task_detail(data: dict[str, Any]) -> str:
+    task = data["task"]
+    head = [
+        f"{key}: {value}"
+        for key, value in task.items()
+        if key not in ("body", "extra") and value not in (None, [], "")
+    ]
+    return "\n".join(head) + "\n\n" + (task.get("body") or "")
+
+
+def tree_text(data: dict[str, Any]) -> str:
+    return str(data.get("ascii") or "(empty)")
+
+
+def check_lines(data: dict[str, Any]) -> str:
+    out = []
+    for key, value in data.items():
+        if key in ("success", "guidance") or not value:
+            continue
+        out.append(f"{key}:")
+        items = value if isinstance(value, list) else [value]
+        out.extend(f"  {item}" for item in items)
+    return "\n".join(out) or "no problems found"
+
+
+def check_status(data: dict[str, Any]) -> int:
+    """1 when the tree has problems worth fixing, else 0."""
+    keys = (
+        "parent_cycles",
+        "dependency_cycles",
+        "duplicate_ids",
+        "unparseable_files",
+        "self_references",
+    )
+    dangling = data.get("dangling_references") or {}
+    return 1 if any(data.get(key) for key in keys) or any(dangling.values()) else 0

@@ -1,0 +1,1 @@
+"""Tool modules; every module here is imported by `registry.discover()`."""

@@ -1,0 +1,415 @@
+"""Query tier, seed 004: raw facts for an agent's own judgement. No thresholds, no ranking.
+
+The return keys are the ones seed 004 lists (extended, never renamed). Where the seed says
+"task" the result carries a task view; long lists are paged.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from graph import metrics, neighborhood, review, signals, topology
+from graph.metrics import GraphMetrics
+from graph.review import Staleness, Velocity
+from graph.signals import DuplicateIdSignal, StructuralSignals, UnparseableFile
+from graph.topology import ScoringFactors, TopologyRow
+from tasks_server.context import ServerContext
+from tasks_server.guidance import guide
+from tasks_server.models import Envelope, Input
+from tasks_server.paging import paginate
+from tasks_server.registry import tool
+from tasks_server.views import TaskView
+
+TASK_ID = "Exact task id."
+LIMIT = Field(100, ge=1, le=1000, description="Page size for long lists.")
+CURSOR = Field(None, description="next_cursor from the previous page.")
+
+
+class GetGraphMetricsInput(Input):
+    scope: Literal["all", "project", "subtree"] = Field("all", description="What to count.")
+    scope_id: str | None = Field(None, description="Project name (project) or task id (subtree).")
+    top: int = Field(10, ge=0, le=100, description="How many highest out-degree tasks to list.")
+
+
+class GetGraphMetricsOutput(Envelope, GraphMetrics):
+    pass
+
+
+@tool("query", read_only=True, idempotent=True)
+def get_graph_metrics(ctx: ServerContext, args: GetGraphMetricsInput) -> GetGraphMetricsOutput:
+    """Raw graph metrics: counts by status and type, roots, leaves, orphans, depths,
+    dependency degrees, readiness counts. You judge what is healthy."""
+    with ctx.live.snapshot():
+        found = metrics.graph_metrics(ctx.index, args.scope, args.scope_id, top=args.top)
+    ready = found.readiness_stats.ready_count
+    return GetGraphMetricsOutput(
+        **found.model_dump(),
+        guidance=guide(
+            "graph_measured",
+            "Call get_ready_tasks to pick work" if ready else "Call get_blocked_tasks",
+            [
+                "get_ready_tasks",
+                "get_blocked_tasks",
+                "get_tasks_with_topology",
+                "get_structural_signals",
+            ],
+        ),
+    )
+
+
+class GetTaskScoringFactorsInput(Input):
+    ready_only: bool = Field(True, description="Only tasks that are ready now.")
+    include_done: bool = Field(False, description="Include done and cancelled tasks.")
+    project: str | None = Field(None, description="Only this project.")
+    limit: int = LIMIT
+    cursor: str | None = CURSOR
+
+
+class GetTaskScoringFactorsOutput(Envelope):
+    tasks: list[ScoringFactors] = Field(description="Raw factors per task; rank them yourself.")
+    count: int = Field(description="Tasks on this page.")
+    total: int = Field(description="Tasks over all pages.")
+    next_cursor: str | None = Field(description="Cursor for the next page; null at the end.")
+
+
+@tool("query", read_only=True, idempotent=True)
+def get_task_scoring_factors(
+    ctx: ServerContext, args: GetTaskScoringFactorsInput
+) -> GetTaskScoringFactorsOutput:
+    """Per task: ages, degrees, depth, body length, acceptance criteria. You compute value."""
+    with ctx.live.snapshot():
+        rows = topology.scoring_factors(
+            ctx.index, ready_only=args.ready_only, include_done=args.include_done, now=ctx.clock()
+        )
+        if args.project is not None:
+            rows = [row for row in rows if row.project == args.project]
+        page = paginate(
+            rows,
+            limit=args.limit,
+            cursor=args.cursor,
+            query=("scoring", args.ready_only, args.include_done, args.project),
+            generation=ctx.live.generation,
+        )
+    return GetTaskScoringFactorsOutput(
+        tasks=page.items,
+        count=len(page.items),
+        total=page.total,
+        next_cursor=page.next_cursor,
+        guidance=guide(
+            "factors_listed",
+            "Rank these yourself, then call get_task on your pick",
+            ["get_task", "get_task_neighborhood"],
+        ),
+    )
+
+
+class TaskIdInput(Input):
+    task_id: str = Field(description=TASK_ID)
+    limit: int = LIMIT
+    cursor: str | None = CURSOR
+
+
+class ParentContext(BaseModel):
+    parent: TaskView | None = Field(description="The parent task, if any.")
+    siblings: list[TaskView] = Field(description="Other children of the parent.")
+
+
+class ProjectContext(BaseModel):
+    project: str | None = Field(description="The task's project.")
+    project_tasks: list[TaskView] = Field(description="Other tasks of the project (paged).")
+    project_tasks_total: int = Field(description="Other tasks of the project, all pages.")
+
+
+class GetDecompositionContextOutput(Envelope):
+    task: TaskView = Field(description="The task, in full.")
+    existing_children: list[TaskView] = Field(description="Children it already has.")
+    parent_context: ParentContext
+    project_context: ProjectContext
+    next_cursor: str | None = Field(description="Cursor for more project_tasks; null at the end.")
+
+
+@tool("query", read_only=True, idempotent=True)
+def get_decomposition_context(
+    ctx: ServerContext, args: TaskIdInput
+) -> GetDecompositionContextOutput:
+    """What you need to split a task: it, its children, parent and siblings, project peers."""
+    with ctx.live.snapshot():
+        found = neighborhood.decomposition_context(ctx.index, args.task_id)
+        page = paginate(
+            found.project_tasks,
+            limit=args.limit,
+            cursor=args.cursor,
+            query=("decomposition", args.task_id),
+            generation=ctx.live.generation,
+        )
+        parent = ctx.views([found.parent], "brief")[0] if found.parent else None
+        result = GetDecompositionContextOutput(
+            task=ctx.view(ctx.index.require(args.task_id), "full"),
+            existing_children=ctx.views(found.existing_children),
+            parent_context=ParentContext(parent=parent, siblings=ctx.views(found.siblings)),
+            project_context=ProjectContext(
+                project=found.project,
+                project_tasks=ctx.views(page.items),
+                project_tasks_total=page.total,
+            ),
+            next_cursor=page.next_cursor,
+            guidance=guide(
+                "decomposition_context",
+                f"Propose children, then call decompose_task on {args.task_id}",
+                ["decompose_task", "get_task_neighborhood"],
+            ),
+        )
+    return result
+
+
+class Relationships(BaseModel):
+    parent: TaskView | None = Field(description="Parent task.")
+    children: list[TaskView] = Field(description="Child tasks.")
+    depends_on: list[TaskView] = Field(description="Hard dependencies that exist.")
+    blocks: list[TaskView] = Field(description="Tasks that depend on this one.")
+
+
+class GetTaskNeighborhoodOutput(Envelope):
+    task: TaskView = Field(description="The task, in full.")
+    existing_relationships: Relationships
+    same_project_tasks: list[TaskView] = Field(description="Other tasks of its project (paged).")
+    same_project_total: int = Field(description="Other tasks of its project, all pages.")
+    orphan_tasks: list[TaskView] = Field(
+        description="Tasks with no parent and no dependencies (paged)."
+    )
+    orphan_total: int = Field(description="Orphan tasks, all pages.")
+    next_cursor: str | None = Field(description="Cursor for the next page of both lists.")
+
+
+@tool("query", read_only=True, idempotent=True)
+def get_task_neighborhood(ctx: ServerContext, args: TaskIdInput) -> GetTaskNeighborhoodOutput:
+    """A task with its parent, children, dependencies, dependents, project peers and the
+    orphan tasks. You decide which relationships to add."""
+    with ctx.live.snapshot():
+        found = neighborhood.neighborhood(ctx.index, args.task_id)
+        size = max(len(found.same_project_tasks), len(found.orphan_tasks))
+        page = paginate(
+            range(size),
+            limit=args.limit,
+            cursor=args.cursor,
+            query=("neighborhood", args.task_id),
+            generation=ctx.live.generation,
+        )
+        window = slice(page.items[0], page.items[-1] + 1) if page.items else slice(0, 0)
+        result = GetTaskNeighborhoodOutput(
+            task=ctx.view(ctx.index.require(args.task_id), "full"),
+            existing_relationships=Relationships(
+                parent=ctx.views([found.parent])[0] if found.parent else None,
+                children=ctx.views(found.children),
+                depends_on=ctx.views(d for d in found.depends_on if d in ctx.index),
+                blocks=ctx.views(found.blocks),
+            ),
+            same_project_tasks=ctx.views(found.same_project_tasks[window]),
+            same_project_total=len(found.same_project_tasks),
+            orphan_tasks=ctx.views(found.orphan_tasks[window]),
+            orphan_total=len(found.orphan_tasks),
+            next_cursor=page.next_cursor,
+            guidance=guide(
+                "neighborhood_shown",
+                "Read the lists; link tasks with update_task",
+                ["update_task", "get_decomposition_context"],
+            ),
+        )
+    return result
+
+
+class GetTasksWithTopologyInput(Input):
+    project: str | None = Field(None, description="Only this project.")
+    status: str | None = Field(None, description="Only this status.")
+    min_depth: int | None = Field(None, ge=0, description="Only tasks at least this deep.")
+    min_blocking_count: int | None = Field(
+        None, ge=0, description="Only tasks blocking at least this many."
+    )
+    limit: int = LIMIT
+    cursor: str | None = CURSOR
+
+
+class GetTasksWithTopologyOutput(Envelope):
+    tasks: list[TopologyRow] = Field(description="Tasks with their topology metrics.")
+    count: int = Field(description="Tasks on this page.")
+    total: int = Field(description="Tasks over all pages.")
+    next_cursor: str | None = Field(description="Cursor for the next page; null at the end.")
+
+
+@tool("query", read_only=True, idempotent=True)
+def get_tasks_with_topology(
+    ctx: ServerContext, args: GetTasksWithTopologyInput
+) -> GetTasksWithTopologyOutput:
+    """Tasks with depth, child count, blocking counts, leaf flag, ready_days. Pass your own
+    thresholds (min_depth, min_blocking_count)."""
+    filters = args.model_dump(exclude={"limit", "cursor"})
+    with ctx.live.snapshot():
+        rows = topology.topology_rows(ctx.index, now=ctx.clock(), **filters)
+        page = paginate(
+            rows,
+            limit=args.limit,
+            cursor=args.cursor,
+            query=("topology", filters),
+            generation=ctx.live.generation,
+        )
+    return GetTasksWithTopologyOutput(
+        tasks=page.items,
+        count=len(page.items),
+        total=page.total,
+        next_cursor=page.next_cursor,
+        guidance=guide(
+            "topology_listed",
+            "Apply your thresholds, then call get_task_neighborhood",
+            ["get_task_neighborhood", "update_task"],
+        ),
+    )
+
+
+class GetReviewSnapshotInput(Input):
+    since_days: float = Field(1, ge=0, description="Window for changes_since, in days.")
+
+
+class ChangesSince(BaseModel):
+    tasks_created: list[TaskView] = Field(description="Created in the window.")
+    tasks_completed: list[TaskView] = Field(description="Completed in the window.")
+    tasks_modified: list[TaskView] = Field(description="Modified in the window.")
+
+
+class GetReviewSnapshotOutput(Envelope):
+    timestamp: datetime = Field(description="When the snapshot was taken (UTC).")
+    metrics: GraphMetrics
+    signals: StructuralSignals
+    changes_since: ChangesSince
+    staleness: Staleness
+    velocity: Velocity
+
+
+@tool("query", read_only=True, idempotent=True)
+def get_review_snapshot(
+    ctx: ServerContext, args: GetReviewSnapshotInput
+) -> GetReviewSnapshotOutput:
+    """Everything for a periodic review: metrics, signals, changes since N days,
+    staleness, 7-day velocity. You write the report."""
+    with ctx.live.snapshot():
+        found = review.review_snapshot(ctx.index, since_days=args.since_days, now=ctx.clock())
+        changes = found.changes_since
+        result = GetReviewSnapshotOutput(
+            timestamp=found.timestamp,
+            metrics=found.metrics,
+            signals=_with_load_problems(ctx, found.signals),
+            changes_since=ChangesSince(
+                tasks_created=ctx.views(changes.tasks_created),
+                tasks_completed=ctx.views(changes.tasks_completed),
+                tasks_modified=ctx.views(changes.tasks_modified),
+            ),
+            staleness=found.staleness,
+            velocity=found.velocity,
+            guidance=guide(
+                "review_ready",
+                "Write the review; call get_blocked_tasks for detail",
+                ["get_blocked_tasks", "get_structural_signals", "get_ready_tasks"],
+            ),
+        )
+    return result
+
+
+def _with_load_problems(ctx: ServerContext, found: StructuralSignals) -> StructuralSignals:
+    table = ctx.live.table
+    duplicates = [
+        DuplicateIdSignal(task_id=i, paths=list(p)) for i, p in table.duplicates().items()
+    ]
+    unparseable = [
+        UnparseableFile(path=p.path, message=f"{p.kind}: {p.message}")
+        for p in table.problems()
+        if p.kind != "duplicate_id"
+    ]
+    return found.model_copy(update={"duplicate_ids": duplicates, "unparseable_files": unparseable})
+
+
+class GetStructuralSignalsInput(Input):
+    pass
+
+
+class GetStructuralSignalsOutput(Envelope, StructuralSignals):
+    pass
+
+
+@tool("query", read_only=True, idempotent=True)
+def get_structural_signals(
+    ctx: ServerContext, args: GetStructuralSignalsInput
+) -> GetStructuralSignalsOutput:
+    """Raw lists: parent and dependency cycles, dangling references by field, duplicate ids,
+    unparseable files, self-references, done tasks with open children, open tasks under
+    done parents."""
+    with ctx.live.snapshot():
+        found = _with_load_problems(ctx, signals.structural_signals(ctx.index))
+    problems = sum(len(v) for v in found.model_dump().values() if isinstance(v, list))
+    return GetStructuralSignalsOutput(
+        **found.model_dump(),
+        guidance=guide(
+            "signals_found" if problems else "no_signals",
+            "Fix what you judge worth fixing with update_task" if problems else "Nothing to fix",
+            ["update_task", "get_task", "delete_task"],
+        ),
+    )
+
+
+class GetIndexStatsInput(Input):
+    pass
+
+
+class LoadProblem(BaseModel):
+    path: str = Field(description="File path under the root.")
+    kind: str = Field(description="parse_error, not_utf8, too_large, duplicate_id, unsafe_path.")
+    message: str = Field(description="What is wrong.")
+
+
+class GetIndexStatsOutput(Envelope):
+    root: str = Field(description="The task root being served.")
+    tasks: int = Field(description="Tasks in the index.")
+    files: int = Field(description="Markdown files read.")
+    not_tasks: int = Field(description="Markdown files without a title (left alone).")
+    problems: list[LoadProblem] = Field(description="Files that could not be used, and why.")
+    generation: int = Field(description="Increments whenever the index changes.")
+    load_seconds: float = Field(description="Time of the initial load.")
+    index_age_seconds: float = Field(description="Seconds since the initial load.")
+    last_refresh_files: int = Field(
+        description="Files re-read by the last refresh that found changes."
+    )
+    last_refresh_seconds: float = Field(description="Time that refresh took.")
+    watching: bool = Field(description="True when a file watcher keeps the index fresh.")
+
+
+@tool("query", read_only=True, idempotent=True)
+def get_index_stats(ctx: ServerContext, args: GetIndexStatsInput) -> GetIndexStatsOutput:
+    """Index counts, the root, load problems, index age and the cost of the last refresh."""
+    live = ctx.live
+    with live.snapshot():
+        table = live.table
+        problems = [
+            LoadProblem(path=p.path, kind=p.kind, message=p.message) for p in table.problems()
+        ]
+        result = GetIndexStatsOutput(
+            root=str(live.root),
+            tasks=len(live.index),
+            files=len(table),
+            not_tasks=len(table.not_tasks()),
+            problems=problems,
+            generation=live.generation,
+            load_seconds=round(live.load_seconds, 4),
+            index_age_seconds=round(time.time() - live.loaded_at, 1),
+            last_refresh_files=live.last_refresh.files_read,
+            last_refresh_seconds=round(live.last_refresh.seconds, 6),
+            watching=live.watching,
+            guidance=guide(
+                "index_has_problems" if problems else "index_clean",
+                "Call get_structural_signals to see them" if problems else "Call get_graph_metrics",
+                ["get_structural_signals", "get_graph_metrics"],
+                warnings=[f"{len(problems)} file(s) could not be loaded"] if problems else None,
+            ),
+        )
+    return result

@@ -1,0 +1,118 @@
+"""How tasks appear in tool results: `brief` (a few fields) or `full` (everything, body too).
+
+One model, `TaskView`; a brief view simply leaves the full-only fields out of the result.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+from graph.facts import TaskFacts
+from storage.model import Task
+
+__all__ = ["BRIEF_FIELDS", "Fields", "TaskView", "to_view"]
+
+Fields = Literal["brief", "full"]
+BRIEF_FIELDS = frozenset({"id", "title", "type", "status", "priority", "project", "parent"})
+FIELDS_DESCRIPTION = "'brief' (id, title, type, status, priority, project, parent) or 'full'."
+
+
+class TaskView(BaseModel):
+    """A task. Brief views carry the first seven fields; full views carry all."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="Task id.")
+    title: str = Field(description="Title.")
+    type: str = Field(description="goal, project, epic, task, action, bug, feature, learn, ...")
+    status: str = Field(description="Normalised status, e.g. active, in_progress, done.")
+    priority: int = Field(description="0 (most urgent) to 4.")
+    project: str | None = Field(description="Project name, if any.")
+    parent: str | None = Field(description="Parent task id, if any.")
+    order: int | None = Field(None, description="Order among siblings.")
+    depends_on: list[str] | None = Field(None, description="Hard dependencies (ids).")
+    soft_depends_on: list[str] | None = Field(None, description="Soft, non-blocking links.")
+    tags: list[str] | None = Field(None, description="Tags.")
+    assignee: str | None = Field(None, description="Assignee.")
+    complexity: str | None = Field(None, description="Complexity as written.")
+    effort: str | None = Field(None, description="Effort as written.")
+    due: datetime | None = Field(None, description="Due date.")
+    created: datetime | None = Field(None, description="Created (frontmatter).")
+    modified: datetime | None = Field(None, description="Modified (frontmatter).")
+    completed: datetime | None = Field(None, description="Completed (frontmatter).")
+    path: str | None = Field(None, description="File path under the root.")
+    file_modified: datetime | None = Field(
+        None, description="File modification time; pass it as expected_modified to update_task."
+    )
+    depth: int | None = Field(None, description="Parent hops to a root (null on a parent cycle).")
+    child_count: int | None = Field(None, description="Number of children (all statuses).")
+    is_leaf: bool | None = Field(None, description="True when no child is still open.")
+    is_ready: bool | None = Field(None, description="Ready to start now (see get_ready_tasks).")
+    is_blocked: bool | None = Field(None, description="Blocked (see get_blocked_tasks).")
+    blocks: list[str] | None = Field(None, description="Ids of tasks that depend on this one.")
+    extra: dict[str, Any] | None = Field(None, description="Other frontmatter keys, as written.")
+    body: str | None = Field(None, description="Markdown body.")
+    body_truncated: bool | None = Field(None, description="True when the body was shortened.")
+
+    @model_serializer(mode="wrap")
+    def _only_set_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        keep = self.model_fields_set | BRIEF_FIELDS
+        return {key: value for key, value in data.items() if key in keep}
+
+
+def to_view(
+    task: Task,
+    fields: Fields = "brief",
+    *,
+    facts: TaskFacts | None = None,
+    blocks: list[str] | None = None,
+    file_modified: datetime | None = None,
+    max_body_chars: int | None = None,
+) -> TaskView:
+    """A view of `task`; `full` adds every field, the computed facts and the body."""
+    brief = {
+        "id": task.id,
+        "title": task.title,
+        "type": task.type,
+        "status": task.status,
+        "priority": task.priority,
+        "project": task.project,
+        "parent": task.parent,
+    }
+    if fields == "brief":
+        return TaskView(**brief)
+    body = task.body
+    truncated = max_body_chars is not None and len(body) > max_body_chars
+    full: dict[str, Any] = {
+        **brief,
+        "order": task.order,
+        "depends_on": list(task.depends_on),
+        "soft_depends_on": list(task.soft_depends_on),
+        "tags": list(task.tags),
+        "assignee": task.assignee,
+        "complexity": task.complexity,
+        "effort": task.effort,
+        "due": task.due,
+        "created": task.created,
+        "modified": task.modified,
+        "completed": task.completed,
+        "path": task.path,
+        "file_modified": file_modified,
+        "extra": dict(task.extra) or None,
+        "blocks": blocks,
+        "body": body[:max_body_chars] if truncated else body,
+        "body_truncated": truncated,
+    }
+    if facts is not None:
+        full |= {
+            "depth": facts.depth,
+            "child_count": facts.child_count,
+            "is_leaf": facts.is_leaf,
+            "is_ready": facts.is_ready,
+            "is_blocked": facts.is_blocked,
+        }
+    return TaskView(**full)

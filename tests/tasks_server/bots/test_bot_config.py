@@ -1,0 +1,202 @@
+"""Loading a bot folder: names and order from the folders, and one clear error per broken file."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tasks_server.bots.catalog import BotCatalog
+from tasks_server.bots.config import BotConfig, BotConfigError, load_bot
+from tasks_server.server import create_server
+from tests.tasks_server.bots.helpers import edit_json
+
+SHAPE = Path("behaviors/1_shape")
+GATHER = SHAPE / "2_gather_context"
+BEHAVIORS = ["shape", "discovery", "exploration", "specification"]
+ACTIONS = [
+    "initialize_project",
+    "gather_context",
+    "decide_planning_criteria",
+    "build_knowledge",
+    "render_output",
+    "validate_rules",
+    "correct_bot",
+]
+
+
+def test_prefixes_order_the_folders_and_are_stripped_from_names(story_config: BotConfig) -> None:
+    assert [b.name for b in story_config.behaviors] == BEHAVIORS
+    for behavior in story_config.behaviors:
+        assert [a.name for a in behavior.actions] == ACTIONS
+        assert [a.name for a in behavior.steps] == ACTIONS[:-1]
+
+
+def test_correct_bot_stands_outside_the_workflow_sequence(story_config: BotConfig) -> None:
+    correct = story_config.find("story_bot.shape.correct_bot")
+    assert correct is not None and not correct.workflow and correct.next_action is None
+
+
+def test_instructions_and_trigger_words_are_read_with_the_action(story_config: BotConfig) -> None:
+    gather = story_config.find("story_bot.discovery.gather_context")
+    assert gather is not None
+    assert gather.instructions.description and gather.instructions.steps
+    assert gather.patterns and gather.key == "story_bot.discovery.gather_context"
+    assert gather.tool == "story_bot_discovery_gather_context"
+
+
+def test_the_bot_makes_four_behaviors_times_seven_actions_plus_seven_tools(
+    story_config: BotConfig,
+) -> None:
+    names = story_config.tool_names()
+    assert len(names) == 4 * 7 + 4 + 3 == len(set(names))
+
+
+def test_an_edited_file_makes_the_loaded_config_stale(bot_folder: Path) -> None:
+    config = load_bot(bot_folder)
+    assert not config.is_stale()
+    edit_json(bot_folder / GATHER / "instructions.json", description="Something else entirely.")
+    assert config.is_stale()
+
+
+def test_an_added_action_folder_makes_the_loaded_config_stale(bot_folder: Path) -> None:
+    config = load_bot(bot_folder)
+    (bot_folder / SHAPE / "8_extra").mkdir()
+    assert config.is_stale()
+
+
+# --- broken configs: each is one BotConfigError naming the file and the field ----------------
+
+
+def _remove(relative: str) -> Callable[[Path], None]:
+    def run(bot: Path) -> None:
+        target = bot / relative
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+
+    return run
+
+
+def _write(relative: str, text: str) -> Callable[[Path], None]:
+    return lambda bot: (bot / relative).write_text(text)
+
+
+def _edit(relative: str, **changes: object) -> Callable[[Path], None]:
+    return lambda bot: edit_json(bot / relative, **changes)
+
+
+def _rename(relative: str, new_name: str) -> Callable[[Path], None]:
+    return lambda bot: (bot / relative).rename((bot / relative).with_name(new_name))
+
+
+def _copy(relative: str, new_name: str) -> Callable[[Path], None]:
+    return lambda bot: shutil.copytree(bot / relative, (bot / relative).with_name(new_name))
+
+
+def _both(*steps: Callable[[Path], None]) -> Callable[[Path], None]:
+    def run(bot: Path) -> None:
+        for step in steps:
+            step(bot)
+
+    return run
+
+
+CFG = "config/bot_config.json"
+GATHER_CONFIG = f"{GATHER}/action_config.json"
+
+BROKEN = {
+    "missing bot config": (_remove(CFG), CFG, "file"),
+    "bad JSON": (_write(f"{GATHER}/instructions.json", "{"), f"{GATHER}/instructions.json", "json"),
+    "missing instructions": (
+        _remove(f"{GATHER}/instructions.json"), f"{GATHER}/instructions.json", "file",
+    ),
+    "missing trigger words": (
+        _remove(f"{GATHER}/trigger_words.json"), f"{GATHER}/trigger_words.json", "file",
+    ),
+    "missing behavior description": (
+        _remove(f"{SHAPE}/behavior.json"), f"{SHAPE}/behavior.json", "file",
+    ),
+    "missing behaviors folder": (_remove("behaviors"), "behaviors", "folder"),
+    "unknown next action": (
+        _edit(GATHER_CONFIG, next_action="make_coffee"), GATHER_CONFIG, "next_action",
+    ),
+    "next action out of folder order": (
+        _edit(GATHER_CONFIG, next_action="render_output"), GATHER_CONFIG, "next_action",
+    ),
+    "workflow flag of the wrong type": (
+        _edit(GATHER_CONFIG, workflow="yes"), GATHER_CONFIG, "workflow",
+    ),
+    "unexpected key": (_edit(GATHER_CONFIG, nxt="x"), GATHER_CONFIG, "nxt"),
+    "order differs from the prefix": (_edit(GATHER_CONFIG, order=5), GATHER_CONFIG, "order"),
+    "action name differs from its folder": (
+        _edit(GATHER_CONFIG, name="collect_context"), GATHER_CONFIG, "name",
+    ),
+    "action name unfit for a tool name": (
+        _both(_edit(GATHER_CONFIG, name="gather-it!"), _rename(str(GATHER), "2_gather-it!")),
+        f"{SHAPE}/2_gather-it!/action_config.json", "name",
+    ),
+    "behavior name unfit for a tool name": (
+        _edit(CFG, behaviors=["Shape", *BEHAVIORS[1:]]), CFG, "behaviors",
+    ),
+    "duplicate behavior in the list": (
+        _edit(CFG, behaviors=["shape", "shape", "exploration", "specification"]), CFG, "behaviors",
+    ),
+    "duplicate action folders": (_copy(str(GATHER), "7_gather_context"), str(SHAPE), "folder"),
+    "listed behavior without a folder": (_remove("behaviors/4_specification"), CFG, "behaviors"),
+    "behavior folder not listed": (
+        _edit(CFG, behaviors=BEHAVIORS[:3]), "behaviors/4_specification", "folder",
+    ),
+    "behaviors listed out of folder order": (
+        _edit(CFG, behaviors=["discovery", "shape", *BEHAVIORS[2:]]), CFG, "behaviors",
+    ),
+    "bot name differs from its folder": (_edit(CFG, name="other_bot"), CFG, "name"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_broken_config_is_one_error_naming_the_file_and_field(
+    bot_folder: Path, case: str
+) -> None:
+    breaks, relative, field = BROKEN[case]
+    breaks(bot_folder)
+    with pytest.raises(BotConfigError) as caught:
+        load_bot(bot_folder)
+    assert (caught.value.path, caught.value.field) == (bot_folder / relative, field)
+
+
+def test_two_generated_tools_with_one_name_are_refused(bot_folder: Path) -> None:
+    # behavior "shape_initialize" with an action "project" would make the tool name of
+    # shape's initialize_project a second time
+    edit_json(
+        bot_folder / CFG, behaviors=["shape", "shape_initialize", "exploration", "specification"]
+    )
+    behavior = (bot_folder / "behaviors/2_discovery").rename(
+        bot_folder / "behaviors/2_shape_initialize"
+    )
+    shutil.copytree(behavior / "correct_bot", behavior / "project")
+    edit_json(behavior / "project/action_config.json", name="project")
+    with pytest.raises(BotConfigError) as caught:
+        load_bot(bot_folder)
+    assert (caught.value.path, caught.value.field) == (bot_folder / CFG, "behaviors")
+
+
+def test_a_bot_name_making_tool_names_over_128_characters_is_refused(bot_folder: Path) -> None:
+    name = "b" * 120
+    folder = bot_folder.rename(bot_folder.with_name(name))
+    edit_json(folder / CFG, name=name)
+    with pytest.raises(BotConfigError) as caught:
+        load_bot(folder)
+    assert (caught.value.path, caught.value.field) == (folder / CFG, "name")
+
+
+def test_no_bots_folder_means_no_bots(tmp_path: Path) -> None:
+    assert BotCatalog.load(tmp_path / "absent", live=None).specs() == []  # type: ignore[arg-type]
+    assert BotCatalog.load(None, live=None).specs() == []  # type: ignore[arg-type]
+
+
+def test_a_broken_bot_stops_the_server_from_starting(bot_root: Path, bot_folder: Path) -> None:
+    edit_json(bot_folder / GATHER_CONFIG, next_action="make_coffee")
+    with pytest.raises(BotConfigError) as caught:
+        create_server(bot_root, watch=False)
+    assert caught.value.path == bot_folder / GATHER_CONFIG

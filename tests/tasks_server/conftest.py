@@ -1,0 +1,51 @@
+"""Servers over real trees on disk, and real MCP client sessions to them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tasks_server.server import TasksServer, create_server
+
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+
+
+def make_server(root: Path, **options: Any) -> TasksServer:
+    """A server with a fixed clock (so snapshots are stable) and no watcher thread."""
+    server = create_server(root, watch=options.pop("watch", False), **options)
+    server.context.clock = lambda: NOW
+    return server
+
+
+@pytest.fixture
+def server(example_root: Path) -> Iterator[TasksServer]:
+    built = make_server(example_root)
+    yield built
+    built.context.close()
+
+
+@pytest.fixture
+async def client(server: TasksServer) -> AsyncIterator[Client]:
+    async with Client(server) as session:
+        yield session
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    """Call a tool that must succeed; return its structured content."""
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.structured_content
+    assert result.structured_content is not None
+    return dict(result.structured_content)
+
+
+async def fail(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    """Call a tool that must fail; return its structured error content."""
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, result.structured_content
+    assert result.structured_content is not None
+    return dict(result.structured_content)
