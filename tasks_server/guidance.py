@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 __all__ = ["Guidance", "action", "guide"]
 
@@ -52,6 +52,12 @@ class Guidance(BaseModel):
     warnings: list[str] | None = Field(None, description="Issues worth attention; not errors.")
     blocked_reason: str | None = Field(None, description="Why the request could not proceed.")
     context: dict[str, Any] | None = Field(None, description="Small facts behind the guidance.")
+
+    @model_serializer(mode="wrap")
+    def _drop_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Optional fields that do not apply are left out, keeping guidance compact."""
+        data: dict[str, Any] = handler(self)
+        return {key: value for key, value in data.items() if value is not None}
 
 
 def action(tool: str, purpose: str | None = None) -> str:

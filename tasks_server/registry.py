@@ -2,7 +2,7 @@
 
 A tool is a plain function `fn(ctx, args) -> Output` declared with `@tool(...)` next to its
 input and output models; `discover()` imports every module of `tasks_server.tools`, so
-there is no hand-kept list. `register()` turns each spec into an MCP tool whose arguments
+there is no hand-kept list. `build_tools()` turns each spec into an MCP tool whose arguments
 and output schema come from the pydantic models.
 """
 
@@ -17,14 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, cast
 
-from mcp.server import MCPServer
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from tasks_server.errors import guarded
 
-__all__ = ["Tier", "ToolSpec", "discover", "register", "tool"]
+__all__ = ["Tier", "ToolSpec", "build_tools", "discover", "tool"]
 
 Tier = Literal["query", "mutation", "workflow", "admin"]
 
@@ -113,16 +113,24 @@ def to_result(output: BaseModel) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
-def register(server: MCPServer, specs: list[ToolSpec], context: Any) -> None:
-    """Serve each spec on `server`, calling its handler with `context`."""
+def build_tools(specs: list[ToolSpec], context: Any) -> list[Tool]:
+    """An SDK tool per spec, calling its handler with `context`.
+
+    Outputs are pydantic models already, so the SDK's re-validation of each result against
+    the output model is switched off (the schema is still published as outputSchema).
+    """
+    tools = []
     for spec in specs:
-        server.add_tool(
+        built = Tool.from_function(
             _bind(spec, context),
             name=spec.name,
             description=spec.description,
             annotations=spec.annotations,
             meta=spec.meta,
         )
+        built.fn_metadata.output_model = None
+        tools.append(built)
+    return tools
 
 
 def _bind(spec: ToolSpec, context: Any) -> Callable[..., CallToolResult]:

@@ -14,12 +14,13 @@ from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, InputRequiredResult
 from mcp_types import Tool as MCPTool
 
 from tasks_server.context import ServerContext
 from tasks_server.errors import ToolFailure, ToolNotAllowed, error_result
-from tasks_server.registry import ToolSpec, discover, register
+from tasks_server.registry import ToolSpec, build_tools, discover
 from tasks_server.roles import tool_filter
 
 __all__ = ["TasksServer", "create_server"]
@@ -32,9 +33,14 @@ INSTRUCTIONS = (
 
 class TasksServer(MCPServer):
     def __init__(
-        self, name: str, *, known: Callable[[str], bool], allowed: Callable[[str], bool]
+        self,
+        name: str,
+        *,
+        tools: list[Tool],
+        known: Callable[[str], bool],
+        allowed: Callable[[str], bool],
     ) -> None:
-        super().__init__(name, instructions=INSTRUCTIONS)
+        super().__init__(name, instructions=INSTRUCTIONS, tools=tools)
         self.known = known
         self.allowed = allowed
         self._listing: list[MCPTool] | None = None
@@ -129,8 +135,8 @@ def create_server(
         return tool_name in by_name and check(tool_name, by_name[tool_name])
 
     context.allowed = allowed
-    server = TasksServer(name, known=by_name.__contains__, allowed=allowed)
-    register(server, specs, context)
+    built = build_tools(specs, context)
+    server = TasksServer(name, tools=built, known=by_name.__contains__, allowed=allowed)
     server.arguments = {spec.name: frozenset(spec.input_model.model_fields) for spec in specs}
     context.server = server
     server.context = context
