@@ -192,7 +192,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "tools": _run_tools,
         "bots": _run_bots,
     }
-    return runners.get(args.command, _run_human)(args)
+    try:
+        return runners.get(args.command, _run_human)(args)
+    except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _run_import(args: argparse.Namespace) -> int:

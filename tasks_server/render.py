@@ -63,12 +63,21 @@ def tree_text(data: dict[str, Any]) -> str:
 def check_lines(data: dict[str, Any]) -> str:
     out = []
     for key, value in data.items():
-        if key in ("success", "guidance") or not value:
+        items = _problem_items(value)
+        if key in ("success", "guidance") or not items:
             continue
         out.append(f"{key}:")
-        items = value if isinstance(value, list) else [value]
         out.extend(f"  {item}" for item in items)
     return "\n".join(out) or "no problems found"
+
+
+def _problem_items(value: Any) -> list[Any]:
+    """The entries of a signal: a list, or a dict of lists (dangling references by field)."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        return [f"{field}: {entry}" for field, entries in value.items() for entry in entries]
+    return []
 
 
 def check_status(data: dict[str, Any]) -> int:

@@ -170,7 +170,9 @@ def get_dependencies(ctx: ServerContext, args: GetDependenciesInput) -> GetDepen
         soft_dependencies=soft,
         guidance=guide(
             "dependencies_unmet" if unmet else "dependencies_met",
-            f"Work on {unmet[0]} first" if unmet else f"{args.task_id} is not held by dependencies",
+            f"Finish or re-plan the {len(unmet)} unmet dependencies"
+            if unmet
+            else f"{args.task_id} is not held by dependencies",
             ["get_task", "get_blocked_tasks", "update_task"],
         ),
     )

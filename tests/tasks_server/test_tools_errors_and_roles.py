@@ -9,6 +9,7 @@ import pytest
 from mcp import Client
 
 from tasks_server.registry import discover
+from tasks_server.server import TasksServer
 from tests.tasks_server.conftest import call, fail, make_server
 
 pytestmark = pytest.mark.anyio
@@ -242,3 +243,32 @@ async def test_a_file_broken_by_hand_is_reported_and_the_rest_still_answers(
     stats = await call(client, "get_index_stats")
     assert [(p["path"], p["kind"]) for p in stats["problems"]] == [(task["path"], "parse_error")]
     assert (await call(client, "get_ready_tasks"))["total"] == 4
+
+
+async def test_creating_a_task_with_an_id_in_use_is_already_exists(client: Client) -> None:
+    data = await fail(client, "create_task", title="Again", id="wx-6ca4a1a9")
+    assert data["error"]["code"] == "ALREADY_EXISTS"
+
+
+async def test_creating_a_task_with_an_id_that_names_a_path_is_invalid(
+    client: Client, example_root: Path
+) -> None:
+    data = await fail(client, "create_task", title="Escape", id="../../outside")
+    assert data["error"]["code"] == "INVALID_ARGUMENT"
+    assert not (example_root.parent / "outside-escape.md").exists()
+
+
+async def test_a_project_name_that_names_a_path_is_invalid(client: Client) -> None:
+    data = await fail(client, "create_task", title="Escape", project="../up")
+    assert data["error"]["code"] == "INVALID_ARGUMENT"
+
+
+async def test_an_unexpected_failure_is_an_internal_error_without_a_stack_trace(
+    server: TasksServer,
+) -> None:
+    assert server.context is not None
+    server.context.live.table = None  # type: ignore[assignment]  # break the server's state
+    async with Client(server) as session:
+        data = await fail(session, "get_index_stats")
+    assert data["error"]["code"] == "INTERNAL_ERROR"
+    assert "Traceback" not in data["error"]["message"]
