@@ -99,9 +99,10 @@ class Engine:
             new = compute_record(store, task_id, local_of(task_id), records, local_of)
             if new == old:
                 continue
-            if old is not None:
-                self.tally.remove(task_id, old)
-            self.tally.add(task_id, new)
+            if old is None:
+                self.tally.add(task_id, new)
+            else:
+                self.tally.replace(task_id, old, new)
             records[task_id] = new
             if old is None or old.inherited() != new.inherited():
                 for child in store.sources("parent", task_id):

@@ -123,7 +123,8 @@ class Store:
 
     def _find_all_cycles(self) -> None:
         graph = self.graphs["depends_on"]
-        for members in cyclic_components(graph, nx.strongly_connected_components(graph)):
+        loops = set(nx.nodes_with_selfloops(graph))
+        for members in cyclic_components(nx.strongly_connected_components(graph), loops):
             for member in members:
                 self.dep_cycle[member] = members
         for members in parent_cycles(self.tasks, self.parent_of):
@@ -266,8 +267,11 @@ class Store:
         for member in cycle:
             del self.dep_cycle[member]
         graph = self.graphs["depends_on"]
-        parts = nx.strongly_connected_components(graph.subgraph(n for n in cycle if n in graph))
-        for members in cyclic_components(graph, parts):
+        alive = [n for n in cycle if n in graph]
+        loops = {n for n in alive if graph.has_edge(n, n)}
+        for members in cyclic_components(
+            nx.strongly_connected_components(graph.subgraph(alive)), loops
+        ):
             for member in members:
                 self.dep_cycle[member] = members
         return set(cycle)

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Hashable
 from typing import TypeVar
 
-from graph._records import Record
+from graph._records import Local, Record
 from storage.model import IN_PROGRESS_STATUS
 
 __all__ = ["Tally"]
@@ -63,28 +63,39 @@ class Tally:
         self.dangling = 0
 
     def add(self, task_id: str, record: Record) -> None:
-        self._count(task_id, record, 1)
+        self._count_local(task_id, record.local, 1)
+        self._count_inherited(task_id, record, 1)
 
     def remove(self, task_id: str, record: Record) -> None:
-        self._count(task_id, record, -1)
+        self._count_local(task_id, record.local, -1)
+        self._count_inherited(task_id, record, -1)
 
-    def _count(self, task_id: str, record: Record, sign: int) -> None:
-        local = record.local
-        _file(self.by_status, local.status, task_id, sign)
-        _bump(self.by_type, local.type, sign)
+    def replace(self, task_id: str, old: Record, new: Record) -> None:
+        """Swap one task's contribution; when only what it inherits changed (a subtree being
+        blocked or freed), only the inherited counters move."""
+        if old.local != new.local:
+            self._count_local(task_id, old.local, -1)
+            self._count_local(task_id, new.local, 1)
+        self._count_inherited(task_id, old, -1)
+        self._count_inherited(task_id, new, 1)
+
+    def _count_inherited(self, task_id: str, record: Record, sign: int) -> None:
         _mark(self.ready, task_id, record.ready, sign)
         _mark(self.blocked, task_id, record.blocked, sign)
+        if record.depth is not None:
+            _bump(self.depths, record.depth, sign)
+            self.depth_sum += sign * record.depth
+
+    def _count_local(self, task_id: str, local: Local, sign: int) -> None:
+        _file(self.by_status, local.status, task_id, sign)
+        _bump(self.by_type, local.type, sign)
         _mark(self.roots, task_id, local.is_root, sign)
         _mark(self.leaves, task_id, local.open_child_count == 0, sign)
         _mark(self.orphans, task_id, local.is_orphan, sign)
         _mark(self.terminal_open, task_id, local.terminal and local.open_child_count > 0, sign)
-        self._count_numbers(task_id, record, sign)
+        self._count_degrees(task_id, local, sign)
 
-    def _count_numbers(self, task_id: str, record: Record, sign: int) -> None:
-        local = record.local
-        if record.depth is not None:
-            _bump(self.depths, record.depth, sign)
-            self.depth_sum += sign * record.depth
+    def _count_degrees(self, task_id: str, local: Local, sign: int) -> None:
         _bump(self.in_degrees, local.blocked_by_count, sign)
         if local.blocking_count > 0:
             _file(self.out_degrees, local.blocking_count, task_id, sign)

@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Protocol
 
-import networkx as nx
-
 __all__ = [
     "Adjacency",
     "closing_cycle",
@@ -77,6 +75,9 @@ def closing_cycle(source: str, target: str, succ: Adjacency, pred: Adjacency) ->
     `succ` and `pred` describe the graph (with or without that edge). The members are the
     nodes `w` with `target ⇝ w ⇝ source`, plus `source`: the whole strongly connected
     component the edge creates or joins (a self-loop is a cycle of its component).
+
+    >>> sorted(closing_cycle("b", "a", {"a": ["b"], "b": []}, {"a": [], "b": ["a"]}))
+    ['a', 'b']
     """
     ahead: set[str] = set()
     behind: set[str] = set()
@@ -87,10 +88,14 @@ def closing_cycle(source: str, target: str, succ: Adjacency, pred: Adjacency) ->
 
 
 def cyclic_components(
-    graph: nx.DiGraph[str], components: Iterable[set[str]]
+    components: Iterable[set[str]], loops: Collection[str]
 ) -> list[tuple[str, ...]]:
-    """The components that hold a cycle (two or more members, or one with a self-loop), sorted."""
-    loops = set(nx.nodes_with_selfloops(graph))
+    """The components that hold a cycle (two or more members, or one in `loops`, the nodes
+    with a self-loop), each sorted, the list sorted.
+
+    >>> cyclic_components([{"b", "a"}, {"c"}, {"d"}], loops={"d"})
+    [('a', 'b'), ('d',)]
+    """
     found = [
         tuple(sorted(part)) for part in components if len(part) > 1 or not part.isdisjoint(loops)
     ]

@@ -92,7 +92,14 @@ class GraphMetrics(BaseModel):
 
 
 def scope_members(index: TaskIndex, scope: str, scope_id: str | None) -> Collection[str] | None:
-    """The ids in `scope` (None for all). A project or subtree scope needs a known scope_id."""
+    """The ids in `scope` (None for all). A project or subtree scope needs a known scope_id.
+
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md"),
+    ...                          Task(id="b", title="B", path="b.md", parent="a")])
+    >>> scope_members(index, "subtree", "a"), scope_members(index, "all", None)
+    (['a', 'b'], None)
+    """
     if scope not in SCOPES:
         raise InvalidArgument("scope", f"must be one of {', '.join(SCOPES)}, got {scope!r}")
     if scope == "all":

@@ -13,7 +13,14 @@ from graph.facts import BlockedReasons
 from graph.index import TaskIndex
 from storage.model import IN_PROGRESS_STATUS, REVIEW_STATUS
 
-__all__ = ["BlockedRow", "blocked_tasks", "in_progress_tasks", "ready_tasks", "review_tasks"]
+__all__ = [
+    "BlockedRow",
+    "blocked_ids",
+    "blocked_tasks",
+    "in_progress_tasks",
+    "ready_tasks",
+    "review_tasks",
+]
 
 
 class BlockedRow(BaseModel):
@@ -45,6 +52,17 @@ def ready_tasks(index: TaskIndex, *, project: str | None = None) -> list[str]:
     return _in_project(index, index.tally.ready, project)
 
 
+def blocked_ids(index: TaskIndex, *, project: str | None = None) -> list[str]:
+    """Ids of the blocked tasks, in the order `blocked_tasks` lists them (page these, then
+    read `index.reasons(id)` for one page).
+
+    >>> from storage.model import Task
+    >>> blocked_ids(TaskIndex.build([Task(id="a", title="A", path="a.md", status="blocked")]))
+    ['a']
+    """
+    return _in_project(index, index.tally.blocked, project)
+
+
 def blocked_tasks(index: TaskIndex, *, project: str | None = None) -> list[BlockedRow]:
     """The blocked tasks with their reasons.
 
@@ -55,7 +73,7 @@ def blocked_tasks(index: TaskIndex, *, project: str | None = None) -> list[Block
     """
     return [
         BlockedRow(id=task_id, reasons=index.reasons(task_id))
-        for task_id in _in_project(index, index.tally.blocked, project)
+        for task_id in blocked_ids(index, project=project)
     ]
 
 

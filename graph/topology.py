@@ -96,7 +96,14 @@ def _ready_days(index: TaskIndex, task_id: str, now: datetime) -> float | None:
 
 
 def topology_row(index: TaskIndex, task: Task, now: datetime) -> TopologyRow:
-    """The topology row of one task."""
+    """The topology row of one task.
+
+    >>> from datetime import UTC, datetime
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", status="blocked")])
+    >>> topology_row(index, index.require("a"), datetime(2026, 1, 1, tzinfo=UTC)).is_leaf
+    True
+    """
     record = index.record(task.id)
     local = record.local
     return TopologyRow(
@@ -198,7 +205,14 @@ def topology_rows(
 
 
 def task_factors(index: TaskIndex, task: Task, now: datetime) -> ScoringFactors:
-    """The scoring factors of one task."""
+    """The scoring factors of one task.
+
+    >>> from datetime import UTC, datetime
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", body="- [ ] x")])
+    >>> task_factors(index, index.require("a"), datetime(2026, 1, 1, tzinfo=UTC)).body_length
+    7
+    """
     record = index.record(task.id)
     local = record.local
     chain = record.depth if record.depth is not None else len(index.ancestors(task.id))
