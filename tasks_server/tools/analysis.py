@@ -81,22 +81,21 @@ def get_task_scoring_factors(
     ctx: ServerContext, args: GetTaskScoringFactorsInput
 ) -> GetTaskScoringFactorsOutput:
     """Per task: ages, degrees, depth, body length, acceptance criteria. You compute value."""
+    query = ("scoring", args.ready_only, args.include_done, args.project)
     with ctx.live.snapshot():
-        rows = topology.scoring_factors(
-            ctx.index, ready_only=args.ready_only, include_done=args.include_done, now=ctx.clock()
+        index = ctx.index
+        ids = topology.scoring_ids(
+            index, ready_only=args.ready_only, include_done=args.include_done
         )
         if args.project is not None:
-            rows = [row for row in rows if row.project == args.project]
+            ids = [i for i in ids if index.require(i).project == args.project]
         page = paginate(
-            rows,
-            limit=args.limit,
-            cursor=args.cursor,
-            query=("scoring", args.ready_only, args.include_done, args.project),
-            generation=ctx.live.generation,
+            ids, limit=args.limit, cursor=args.cursor, query=query, generation=ctx.live.generation
         )
+        rows = [topology.task_factors(index, index.require(i), ctx.clock()) for i in page.items]
     return GetTaskScoringFactorsOutput(
-        tasks=page.items,
-        count=len(page.items),
+        tasks=rows,
+        count=len(rows),
         total=page.total,
         next_cursor=page.next_cursor,
         guidance=guide(
@@ -248,17 +247,19 @@ def get_tasks_with_topology(
     thresholds (min_depth, min_blocking_count)."""
     filters = args.model_dump(exclude={"limit", "cursor"})
     with ctx.live.snapshot():
-        rows = topology.topology_rows(ctx.index, now=ctx.clock(), **filters)
+        index = ctx.index
+        ids = topology.topology_ids(index, **filters)
         page = paginate(
-            rows,
+            ids,
             limit=args.limit,
             cursor=args.cursor,
             query=("topology", filters),
             generation=ctx.live.generation,
         )
+        rows = [topology.topology_row(index, index.require(i), ctx.clock()) for i in page.items]
     return GetTasksWithTopologyOutput(
-        tasks=page.items,
-        count=len(page.items),
+        tasks=rows,
+        count=len(rows),
         total=page.total,
         next_cursor=page.next_cursor,
         guidance=guide(

@@ -274,10 +274,11 @@ class GetBlockedTasksOutput(Envelope):
 def get_blocked_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetBlockedTasksOutput:
     """Blocked tasks, each with why: unmet, dangling, cycle, blocked ancestor, status."""
     with ctx.live.snapshot():
-        rows = readiness.blocked_tasks(ctx.index, project=args.project)
-        by_id = {row.id: row for row in rows}
-        views, page = ctx.page([row.id for row in rows], args, ("blocked", args.project))
-    items = [BlockedTask(task=view, **by_id[view.id].reasons.model_dump()) for view in views]
+        ids = readiness.blocked_ids(ctx.index, project=args.project)
+        views, page = ctx.page(ids, args, ("blocked", args.project))
+        items = [
+            BlockedTask(task=view, **ctx.index.reasons(view.id).model_dump()) for view in views
+        ]
     return GetBlockedTasksOutput(
         tasks=items,
         count=len(items),

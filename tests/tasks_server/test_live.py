@@ -1,0 +1,86 @@
+"""The live tree with its file watcher: outside changes reach the next query, only changed
+files are re-read, and the index always equals a fresh load of the tree."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graph.index import TaskIndex
+from storage.repository import TaskRepository
+from tasks_server.live import LiveTree
+
+TASK = "---\nid: {id}\ntitle: {title}\nstatus: {status}\n---\nBody.\n"
+
+
+@pytest.fixture
+def live(example_root: Path) -> Iterator[LiveTree]:
+    tree = LiveTree(example_root, watch=True)
+    assert tree.watching
+    yield tree
+    tree.close()
+
+
+def settle(live: LiveTree, check: object = None) -> None:
+    """Wait for the watcher to report, then apply what it reported."""
+    assert live.wait_for_changes(timeout=10), "the watcher reported nothing"
+    live.refresh()
+
+
+def same_as_fresh_load(live: LiveTree) -> bool:
+    fresh = TaskIndex.build(TaskRepository(live.root).scan().tasks())
+    return all(live.index.facts(i) == fresh.facts(i) for i in fresh.ids()) and sorted(
+        live.index.ids()
+    ) == sorted(fresh.ids())
+
+
+def test_editor_save_by_rename_is_seen_and_only_that_file_is_read(live: LiveTree) -> None:
+    task = live.index.require("wx-6ca4a1a9")
+    path = live.root / task.path
+    temp = path.with_name(".edit.tmp")
+    temp.write_text(path.read_text().replace("status: active", "status: done"))
+    os.replace(temp, path)
+    settle(live)
+    assert live.index.require("wx-6ca4a1a9").status == "done"
+    assert live.last_refresh.files_read <= 2  # the file (and the temp name it came from)
+    assert same_as_fresh_load(live)
+
+
+def test_created_moved_and_deleted_files_are_seen(live: LiveTree) -> None:
+    new = live.root / "wx" / "tasks" / "wx-0000cafe-new.md"
+    new.write_text(TASK.format(id="wx-0000cafe", title="New", status="active"))
+    settle(live)
+    assert "wx-0000cafe" in live.index
+    moved = live.root / "inbox" / new.name
+    os.replace(new, moved)
+    settle(live)
+    assert live.index.require("wx-0000cafe").path == f"inbox/{new.name}"
+    moved.unlink()
+    settle(live)
+    assert "wx-0000cafe" not in live.index
+    assert same_as_fresh_load(live)
+
+
+def test_a_whole_folder_moved_in_is_read(live: LiveTree, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere" / "extra"
+    outside.mkdir(parents=True)
+    (outside / "x.md").write_text(TASK.format(id="ext-1", title="From outside", status="active"))
+    shutil.move(str(outside), live.root / "extra")
+    settle(live)
+    assert live.index.require("ext-1").title == "From outside"
+
+
+def test_a_checkout_that_rewrites_many_files_leaves_the_index_equal_to_a_fresh_load(
+    live: LiveTree,
+) -> None:
+    for task in list(live.index.tasks())[:20]:
+        path = live.root / task.path
+        path.write_text(path.read_text().replace("status: active", "status: waiting"))
+    settle(live)
+    while live.wait_for_changes(timeout=0.5):
+        live.refresh()
+    assert same_as_fresh_load(live)
