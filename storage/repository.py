@@ -138,20 +138,37 @@ class TaskRepository:
             return FileResult(relative, stamp, problem=Problem(relative, "too_large", message))
         return _parse(relative, path, stamp)
 
-    def scan(self) -> FileTable:
-        """Read the whole tree. The cyclic GC is paused: bulk loads make no cycles."""
+    def scan(self, cached: Mapping[str, FileResult] | None = None) -> FileTable:
+        """Read the whole tree. With `cached` (from `storage.cache.load`), a file whose
+        stamp (mtime, size) is unchanged is taken from the cache instead of re-read.
+        The cyclic GC is paused: bulk loads make no cycles."""
         table = FileTable()
         was_enabled = gc.isenabled()
         gc.disable()
         try:
             for relative, is_link in self._walk():
-                result = self.read(relative) if is_link else self._read_plain(relative)
+                result = self._scanned(relative, is_link, cached or {})
                 if result is not None:
                     table.put(result)
         finally:
             if was_enabled:
                 gc.enable()
         return table
+
+    def _scanned(
+        self, relative: str, is_link: bool, cached: Mapping[str, FileResult]
+    ) -> FileResult | None:
+        if is_link:
+            return self.read(relative)
+        known = cached.get(relative)
+        if known is not None:
+            try:
+                stat = os.stat(self._root_str + "/" + relative)
+            except FileNotFoundError:
+                return None
+            if known.stamp == (stat.st_mtime_ns, stat.st_size):
+                return known
+        return self._read_plain(relative)
 
     # --- writing ---------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import watchfiles
 
 from graph.index import TaskIndex
+from storage import cache
 from storage.repository import TaskRepository
 from storage.table import Delta, FileResult, FileTable
 
@@ -35,25 +36,43 @@ class RefreshStats:
     seconds: float
 
 
+def _build_index(table: FileTable) -> TaskIndex:
+    was_enabled = gc.isenabled()
+    gc.disable()  # the build allocates heavily and makes no garbage cycles
+    try:
+        return TaskIndex.build(table.tasks())
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _freeze_loaded_objects() -> None:
     """Move everything loaded so far out of the cyclic GC's view: the tasks and the index
     live as long as the server, and scanning them on every collection roughly doubled the
     cost of whole-tree queries at 100k tasks."""
-    gc.collect()
     gc.freeze()
 
 
 class LiveTree:
     """One task root, loaded once and then kept fresh file by file."""
 
-    def __init__(self, root: Path, *, exclude: Iterable[str] = (), watch: bool = True) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        exclude: Iterable[str] = (),
+        watch: bool = True,
+        use_cache: bool = True,
+    ) -> None:
         self.repository = TaskRepository(root, exclude=tuple(exclude))
         self.root = self.repository.root
         started = time.perf_counter()
-        self.table: FileTable = self.repository.scan()
-        self.index = TaskIndex.build(self.table.tasks())
+        cached = cache.load(self.root) if use_cache else {}
+        self.table: FileTable = self.repository.scan(cached)
+        self.index = _build_index(self.table)
         _freeze_loaded_objects()
         self.load_seconds = time.perf_counter() - started
+        self.cache_hits = sum(1 for p, r in self.table.files.items() if cached.get(p) is r)
         self.loaded_at = time.time()
         self.generation = 0
         self.lock = threading.RLock()
@@ -64,6 +83,9 @@ class LiveTree:
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
         self._watch_ready = threading.Event()
+        self._use_cache = use_cache
+        if use_cache and self.cache_hits != len(self.table):
+            self.save_cache()
         if watch:
             self._start_watcher()
 
@@ -130,15 +152,22 @@ class LiveTree:
     def _take_pending(self) -> set[str]:
         with self._pending_lock:
             paths, self._pending = self._pending, set()
-        folders = {p for p in paths if (self.root / p).is_dir()}
-        for folder in folders:  # a folder moved in: read what it holds
-            paths |= {p for p in self.repository.iter_paths() if p.startswith(folder + "/")}
-        gone = {p for f in paths for p in self.table.files if p.startswith(f + "/")}
-        return {
-            p
-            for p in (paths - folders) | gone
-            if p in self.table.files or self.repository.is_task_path(p)
-        }
+        found: set[str] = set()
+        for relative in paths:
+            found |= self._files_behind(relative)
+        return found
+
+    def _files_behind(self, relative: str) -> set[str]:
+        """The task files a reported path stands for: itself, or a folder's contents."""
+        if relative in self.table.files or self.repository.is_task_path(relative):
+            return {relative}
+        if any(part.startswith(".") for part in relative.split("/")):
+            return set()  # temp files of atomic writes, the cache, .trash: never tasks
+        if (self.root / relative).is_dir():  # a folder moved in: read what it holds
+            prefix = relative + "/"
+            return {p for p in self.repository.iter_paths() if p.startswith(prefix)}
+        prefix = relative + "/"  # maybe a folder moved away: forget what it held
+        return {p for p in self.table.files if p.startswith(prefix)}
 
     def _stat_walk(self) -> set[str]:
         seen = set(self.repository.iter_paths())
@@ -157,11 +186,11 @@ class LiveTree:
         known = self.table.files.get(relative)
         if not self.repository.is_task_path(relative):
             return self.table.drop(relative) if known else Delta()
+        if known is not None and not self._stamp_changed(relative):
+            return Delta()  # our own write, already recorded, or a touch-free event
         result = self.repository.read(relative)
         if result is None:
             return self.table.drop(relative)
-        if known is not None and known.stamp == result.stamp and known.stamp != (0, 0):
-            return Delta()
         return self.table.put(result)
 
     def _apply(self, delta: Delta) -> None:
@@ -192,7 +221,17 @@ class LiveTree:
             self.refresh()
             yield self
 
+    def save_cache(self) -> None:
+        """Write the warm-start cache (best effort: a read-only root just has none)."""
+        try:
+            cache.save(self.root, list(self.table.files.values()))
+        except OSError as exc:
+            log.warning("could not write the index cache: %s", exc)
+
     def close(self) -> None:
+        if self._use_cache and self.generation:
+            with self.lock:
+                self.save_cache()
         self._stop.set()
         if self._watcher is not None:
             self._watcher.join(timeout=2)

@@ -84,3 +84,18 @@ def test_a_checkout_that_rewrites_many_files_leaves_the_index_equal_to_a_fresh_l
     while live.wait_for_changes(timeout=0.5):
         live.refresh()
     assert same_as_fresh_load(live)
+
+
+def test_a_restart_reuses_the_cache_and_sees_edits_made_while_down(example_root: Path) -> None:
+    first = LiveTree(example_root, watch=False)
+    task = first.index.require("wx-6ca4a1a9")
+    first.close()
+    path = example_root / task.path
+    path.write_text(path.read_text().replace("status: active", "status: review"))
+    later = path.stat().st_mtime_ns + 1_000_000_000
+    os.utime(path, ns=(later, later))
+    second = LiveTree(example_root, watch=False)
+    assert second.cache_hits == len(second.table) - 1
+    assert second.index.require("wx-6ca4a1a9").status == "review"
+    assert same_as_fresh_load(second)
+    second.close()
