@@ -21,7 +21,7 @@ from mcp import Client
 
 from tasks_server import render
 from tasks_server.roles import ROLES, parse_patterns
-from tasks_server.server import create_server
+from tasks_server.server import TasksServer, create_server
 
 __all__ = ["main"]
 
@@ -98,18 +98,22 @@ def _add_import_export(sub: Any) -> None:
     exp.add_argument("--id", dest="task_id", default=None)
 
 
-async def call_tool(
-    args: argparse.Namespace, tool: str, arguments: dict[str, Any]
-) -> tuple[bool, dict[str, Any]]:
-    """Run one tool through a real in-process MCP client session."""
-    server = create_server(
+def _local_server(args: argparse.Namespace) -> TasksServer:
+    """A server for one command: the options' root, role and tools; no watcher thread."""
+    return create_server(
         args.root or default_root(),
         role=args.role,
         tools=parse_patterns(args.tools),
         bots=args.bots,
         watch=False,
     )
-    async with Client(server) as client:
+
+
+async def call_tool(
+    args: argparse.Namespace, tool: str, arguments: dict[str, Any]
+) -> tuple[bool, dict[str, Any]]:
+    """Run one tool through a real in-process MCP client session."""
+    async with Client(_local_server(args)) as client:
         result = await client.call_tool(tool, arguments)
     return not result.is_error, dict(result.structured_content or {})
 
@@ -218,14 +222,7 @@ def _run_export(args: argparse.Namespace) -> int:
 
 def _run_tools(args: argparse.Namespace) -> int:
     async def listing() -> list[dict[str, Any]]:
-        server = create_server(
-            args.root or default_root(),
-            role=args.role,
-            tools=parse_patterns(args.tools),
-            bots=args.bots,
-            watch=False,
-        )
-        async with Client(server) as client:
+        async with Client(_local_server(args)) as client:
             tools = (await client.list_tools()).tools
         return [{"name": t.name, "description": t.description} for t in tools]
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Self
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from tasks_server.guidance import Guidance
+from tasks_server.paging import Page
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskView
 
 __all__ = ["Envelope", "Input", "PagedInput", "TaskPage"]
@@ -36,3 +39,17 @@ class TaskPage(Envelope):
     next_cursor: str | None = Field(
         description="Pass as cursor for the next page; null at the end."
     )
+
+    @classmethod
+    def of(
+        cls, views: list[TaskView], page: Page[str], guidance: Guidance, **extra: object
+    ) -> Self:
+        """This page of task views with its counts and cursor."""
+        return cls(
+            tasks=views,
+            count=len(views),
+            total=page.total,
+            next_cursor=page.next_cursor,
+            guidance=guidance,
+            **extra,
+        )

@@ -68,12 +68,10 @@ def list_tasks(ctx: ServerContext, args: ListTasksInput) -> ListTasksOutput:
     with ctx.live.snapshot():
         ids = query.list_tasks(ctx.index, **filters)
         views, page = ctx.page(ids, args, ("list_tasks", filters))
-    return ListTasksOutput(
-        tasks=views,
-        count=len(views),
-        total=page.total,
-        next_cursor=page.next_cursor,
-        guidance=guide(
+    return ListTasksOutput.of(
+        views,
+        page,
+        guide(
             "tasks_listed" if page.total else "no_tasks_match",
             "Call get_task for details" if page.total else "Loosen the filters",
             ["get_task", "get_task_neighborhood", "search_tasks"],
@@ -95,12 +93,10 @@ def search_tasks(ctx: ServerContext, args: SearchTasksInput) -> SearchTasksOutpu
     with ctx.live.snapshot():
         ids = query.search_tasks(ctx.index, args.query)
         views, page = ctx.page(ids, args, ("search_tasks", args.query))
-    return SearchTasksOutput(
-        tasks=views,
-        count=len(views),
-        total=page.total,
-        next_cursor=page.next_cursor,
-        guidance=guide(
+    return SearchTasksOutput.of(
+        views,
+        page,
+        guide(
             "matches_found" if page.total else "no_matches",
             "Call get_task on a match" if page.total else "Try a shorter query or list_tasks",
             ["get_task", "list_tasks"],
@@ -123,17 +119,15 @@ def get_children(ctx: ServerContext, args: TaskIdPagedInput) -> GetChildrenOutpu
         ctx.index.require(args.task_id)
         ids = ctx.index.children(args.task_id)
         views, page = ctx.page(ids, args, ("get_children", args.task_id))
-    return GetChildrenOutput(
-        parent_id=args.task_id,
-        tasks=views,
-        count=len(views),
-        total=page.total,
-        next_cursor=page.next_cursor,
-        guidance=guide(
+    return GetChildrenOutput.of(
+        views,
+        page,
+        guide(
             "has_children" if page.total else "no_children",
             "Call get_task on a child" if page.total else f"Call decompose_task on {args.task_id}",
             ["get_task", "decompose_task", "reorder_children"],
         ),
+        parent_id=args.task_id,
     )
 
 
@@ -239,12 +233,10 @@ def get_ready_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetReadyTask
     with ctx.live.snapshot():
         ids = readiness.ready_tasks(ctx.index, project=args.project)
         views, page = ctx.page(ids, args, ("ready", args.project))
-    return GetReadyTasksOutput(
-        tasks=views,
-        count=len(views),
-        total=page.total,
-        next_cursor=page.next_cursor,
-        guidance=guide(
+    return GetReadyTasksOutput.of(
+        views,
+        page,
+        guide(
             "ready_tasks_available" if page.total else "nothing_ready",
             "Call get_task_scoring_factors to rank them yourself"
             if page.total
@@ -304,12 +296,10 @@ def get_review_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetReviewTa
     with ctx.live.snapshot():
         ids = readiness.review_tasks(ctx.index, project=args.project)
         views, page = ctx.page(ids, args, ("review", args.project))
-    return GetReviewTasksOutput(
-        tasks=views,
-        count=len(views),
-        total=page.total,
-        next_cursor=page.next_cursor,
-        guidance=guide(
+    return GetReviewTasksOutput.of(
+        views,
+        page,
+        guide(
             "reviews_waiting" if page.total else "no_reviews",
             "Review a task, then complete_task or update_task"
             if page.total
