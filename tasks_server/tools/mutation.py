@@ -13,7 +13,13 @@ from datetime import datetime
 from pydantic import Field
 
 from graph.index import would_create_cycle
-from storage.model import TERMINAL_STATUSES, Task, normalise_status
+from storage.model import (
+    DEFAULT_PRIORITY,
+    DEFAULT_TYPE,
+    TERMINAL_STATUSES,
+    Task,
+    normalise_status,
+)
 from tasks_server.context import ServerContext
 from tasks_server.errors import OpenChecklist, ToolFailure
 from tasks_server.guidance import guide
@@ -92,6 +98,31 @@ def _set_fields(args: TaskFieldsInput) -> dict[str, object]:
     return values
 
 
+def _new_task(args: CreateTaskInput, task_id: str, now: datetime) -> Task:
+    status = normalise_status(args.status or "inbox")
+    return Task(
+        id=task_id,
+        title=args.title,
+        path="",
+        type=args.type or DEFAULT_TYPE,
+        status=status,
+        priority=DEFAULT_PRIORITY if args.priority is None else args.priority,
+        order=args.order or 0,
+        parent=args.parent,
+        depends_on=tuple(args.depends_on or ()),
+        soft_depends_on=tuple(args.soft_depends_on or ()),
+        project=args.project,
+        tags=tuple(args.tags or ()),
+        assignee=args.assignee,
+        complexity=args.complexity,
+        due=args.due,
+        created=now,
+        modified=now,
+        completed=now if status in TERMINAL_STATUSES else None,
+        body=args.body,
+    )
+
+
 @tool("mutation", destructive=False)
 def create_task(ctx: ServerContext, args: CreateTaskInput) -> CreateTaskOutput:
     """Write a new task file (<project>/tasks/<id>-<slug>.md, or inbox/)."""
@@ -102,20 +133,7 @@ def create_task(ctx: ServerContext, args: CreateTaskInput) -> CreateTaskOutput:
             raise ToolFailure("ALREADY_EXISTS", f"a task with id {task_id!r} exists")
         _check_refs(ctx, args.parent, args.depends_on)
         _raise_if_cycle(ctx, task_id, args.parent, args.depends_on)
-        now = ctx.clock()
-        fields = _set_fields(args)
-        task = Task(
-            id=task_id,
-            title=args.title,
-            path="",
-            project=args.project,
-            parent=args.parent,
-            body=args.body,
-            created=now,
-            modified=now,
-            status=str(fields.pop("status", "inbox")),
-            **{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()},  # type: ignore[arg-type]
-        )
+        task = _new_task(args, task_id, ctx.clock())
         ctx.live.record([repo.create(task)])
         view, unblocked = _written(ctx, task_id, set())
     return CreateTaskOutput(
@@ -202,14 +220,15 @@ def _check_completable(task: Task, force: bool) -> None:
 
 
 def _complete(ctx: ServerContext, tasks: list[Task]) -> set[str]:
-    """Write done + completed for each task, all or none; returns the ready set before."""
+    """Write done + completed for each task not done yet, all or none (a task already done
+    is left as it is: completing is idempotent); returns the ready set before."""
     before: set[str] = set()
     for task in tasks:
         before |= _ready_ids(ctx, _neighbours(ctx, task))
     now = ctx.clock()
     changes = {"status": "done", "completed": now, "modified": now}
-    results = ctx.live.repository.write_batch([], [(t.path, changes) for t in tasks])
-    ctx.live.record(results)
+    updates = [(t.path, changes) for t in tasks if t.status != "done"]
+    ctx.live.record(ctx.live.repository.write_batch([], updates))
     return before
 
 

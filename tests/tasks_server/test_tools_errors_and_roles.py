@@ -272,3 +272,19 @@ async def test_an_unexpected_failure_is_an_internal_error_without_a_stack_trace(
         data = await fail(session, "get_index_stats")
     assert data["error"]["code"] == "INTERNAL_ERROR"
     assert "Traceback" not in data["error"]["message"]
+
+
+async def test_completing_a_done_task_again_changes_nothing(
+    client: Client, example_root: Path
+) -> None:
+    first = await call(client, "complete_task", task_id="wx-6ca4a1a9", force=True)
+    path = example_root / first["task"]["path"]
+    before = path.read_bytes()
+    again = await call(client, "complete_task", task_id="wx-6ca4a1a9", force=True)
+    assert path.read_bytes() == before
+    assert again["task"]["completed"] == first["task"]["completed"]
+
+
+async def test_creating_a_done_task_records_when_it_was_completed(client: Client) -> None:
+    data = await call(client, "create_task", title="Already done", project="wx", status="closed")
+    assert data["task"]["status"] == "done" and data["task"]["completed"] is not None
