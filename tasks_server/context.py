@@ -15,7 +15,7 @@ from storage.timestamps import utc_now
 from tasks_server.live import LiveTree
 from tasks_server.models import PagedInput
 from tasks_server.paging import Page, paginate
-from tasks_server.views import Fields, TaskView, to_view
+from tasks_server.views import Fields, TaskBrief, TaskView, to_brief, to_view
 
 if TYPE_CHECKING:
     from tasks_server.registry import ToolSpec
@@ -77,6 +77,10 @@ class ServerContext:
     ) -> list[TaskView]:
         index = self.index
         return [self.view(index.require(i), fields, max_body_chars=max_body_chars) for i in ids]
+
+    def briefs(self, ids: Iterable[str]) -> list[TaskBrief]:
+        index = self.index
+        return [to_brief(index.require(i)) for i in ids]
 
     def page(
         self, ids: list[str], args: PagedInput, query: object

@@ -77,13 +77,48 @@ def _lean(tool: MCPTool) -> MCPTool:
     type list, and in the output schema descriptions kept only on the top-level keys."""
     update: dict[str, Any] = {"input_schema": _compact(tool.input_schema, keep_descriptions=True)}
     if tool.output_schema is not None:
-        output = _compact(tool.output_schema, keep_descriptions=False)
+        output = _compact(_inline_refs(tool.output_schema), keep_descriptions=False)
         described = tool.output_schema.get("properties", {})
         for key, prop in output.get("properties", {}).items():
             if "description" in described.get(key, {}):
                 prop["description"] = described[key]["description"]
         update["output_schema"] = output
     return tool.model_copy(update=update)
+
+
+def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """Replace `$ref`s to non-recursive `$defs` with the definitions themselves: clients
+    validate every result against this schema, and resolving references was most of the
+    time that validation took."""
+    defs: dict[str, Any] = schema.get("$defs", {})
+
+    def inline(node: Any, stack: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [inline(item, stack) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref", "")
+        name = ref.removeprefix("#/$defs/")
+        if ref.startswith("#/$defs/") and name in defs and name not in stack:
+            return inline(
+                {**defs[name], **{k: v for k, v in node.items() if k != "$ref"}}, (*stack, name)
+            )
+        return {k: inline(v, stack) for k, v in node.items() if k != "$defs"}
+
+    inlined: dict[str, Any] = inline(schema, ())
+    still = _refs_in(inlined)
+    if still:  # recursive models keep their definitions
+        inlined["$defs"] = {name: inline(defs[name], (name,)) for name in still}
+    return inlined
+
+
+def _refs_in(node: Any) -> set[str]:
+    if isinstance(node, list):
+        return set().union(*(_refs_in(item) for item in node)) if node else set()
+    if not isinstance(node, dict):
+        return set()
+    found = {node["$ref"].removeprefix("#/$defs/")} if isinstance(node.get("$ref"), str) else set()
+    return found.union(*(_refs_in(v) for v in node.values())) if node else found
 
 
 def _compact(schema: Any, *, keep_descriptions: bool) -> Any:

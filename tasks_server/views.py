@@ -13,15 +13,15 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 from graph.facts import TaskFacts
 from storage.model import Task
 
-__all__ = ["BRIEF_FIELDS", "Fields", "TaskView", "to_view"]
+__all__ = ["BRIEF_FIELDS", "Fields", "TaskBrief", "TaskView", "to_brief", "to_view"]
 
 Fields = Literal["brief", "full"]
 BRIEF_FIELDS = frozenset({"id", "title", "type", "status", "priority", "project", "parent"})
 FIELDS_DESCRIPTION = "'brief' (id, title, type, status, priority, project, parent) or 'full'."
 
 
-class TaskView(BaseModel):
-    """A task. Brief views carry the first seven fields; full views carry all."""
+class TaskBrief(BaseModel):
+    """A task in brief: for lists that never need more (call get_task for the rest)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -32,6 +32,11 @@ class TaskView(BaseModel):
     priority: int = Field(description="0 (most urgent) to 4.")
     project: str | None = Field(description="Project name, if any.")
     parent: str | None = Field(description="Parent task id, if any.")
+
+
+class TaskView(TaskBrief):
+    """A task. Brief views carry the first seven fields; full views carry all."""
+
     order: int | None = Field(None, description="Order among siblings.")
     depends_on: list[str] | None = Field(None, description="Hard dependencies (ids).")
     soft_depends_on: list[str] | None = Field(None, description="Soft, non-blocking links.")
@@ -62,6 +67,18 @@ class TaskView(BaseModel):
         data: dict[str, Any] = handler(self)
         keep = self.model_fields_set | BRIEF_FIELDS
         return {key: value for key, value in data.items() if key in keep}
+
+
+def to_brief(task: Task) -> TaskBrief:
+    return TaskBrief(
+        id=task.id,
+        title=task.title,
+        type=task.type,
+        status=task.status,
+        priority=task.priority,
+        project=task.project,
+        parent=task.parent,
+    )
 
 
 def to_view(

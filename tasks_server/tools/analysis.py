@@ -22,7 +22,7 @@ from tasks_server.guidance import guide
 from tasks_server.models import Envelope, Input
 from tasks_server.paging import paginate
 from tasks_server.registry import tool
-from tasks_server.views import TaskView
+from tasks_server.views import TaskBrief, TaskView
 
 TASK_ID = "Exact task id."
 LIMIT = Field(100, ge=1, le=1000, description="Page size for long lists.")
@@ -113,19 +113,19 @@ class TaskIdInput(Input):
 
 
 class ParentContext(BaseModel):
-    parent: TaskView | None = Field(description="The parent task, if any.")
-    siblings: list[TaskView] = Field(description="Other children of the parent.")
+    parent: TaskBrief | None = Field(description="The parent task, if any.")
+    siblings: list[TaskBrief] = Field(description="Other children of the parent.")
 
 
 class ProjectContext(BaseModel):
     project: str | None = Field(description="The task's project.")
-    project_tasks: list[TaskView] = Field(description="Other tasks of the project (paged).")
+    project_tasks: list[TaskBrief] = Field(description="Other tasks of the project (paged).")
     project_tasks_total: int = Field(description="Other tasks of the project, all pages.")
 
 
 class GetDecompositionContextOutput(Envelope):
     task: TaskView = Field(description="The task, in full.")
-    existing_children: list[TaskView] = Field(description="Children it already has.")
+    existing_children: list[TaskBrief] = Field(description="Children it already has.")
     parent_context: ParentContext
     project_context: ProjectContext
     next_cursor: str | None = Field(description="Cursor for more project_tasks; null at the end.")
@@ -145,14 +145,14 @@ def get_decomposition_context(
             query=("decomposition", args.task_id),
             generation=ctx.live.generation,
         )
-        parent = ctx.views([found.parent], "brief")[0] if found.parent else None
+        parent = ctx.briefs([found.parent])[0] if found.parent else None
         result = GetDecompositionContextOutput(
             task=ctx.view(ctx.index.require(args.task_id), "full"),
-            existing_children=ctx.views(found.existing_children),
-            parent_context=ParentContext(parent=parent, siblings=ctx.views(found.siblings)),
+            existing_children=ctx.briefs(found.existing_children),
+            parent_context=ParentContext(parent=parent, siblings=ctx.briefs(found.siblings)),
             project_context=ProjectContext(
                 project=found.project,
-                project_tasks=ctx.views(page.items),
+                project_tasks=ctx.briefs(page.items),
                 project_tasks_total=page.total,
             ),
             next_cursor=page.next_cursor,
@@ -166,18 +166,18 @@ def get_decomposition_context(
 
 
 class Relationships(BaseModel):
-    parent: TaskView | None = Field(description="Parent task.")
-    children: list[TaskView] = Field(description="Child tasks.")
-    depends_on: list[TaskView] = Field(description="Hard dependencies that exist.")
-    blocks: list[TaskView] = Field(description="Tasks that depend on this one.")
+    parent: TaskBrief | None = Field(description="Parent task.")
+    children: list[TaskBrief] = Field(description="Child tasks.")
+    depends_on: list[TaskBrief] = Field(description="Hard dependencies that exist.")
+    blocks: list[TaskBrief] = Field(description="Tasks that depend on this one.")
 
 
 class GetTaskNeighborhoodOutput(Envelope):
     task: TaskView = Field(description="The task, in full.")
     existing_relationships: Relationships
-    same_project_tasks: list[TaskView] = Field(description="Other tasks of its project (paged).")
+    same_project_tasks: list[TaskBrief] = Field(description="Other tasks of its project (paged).")
     same_project_total: int = Field(description="Other tasks of its project, all pages.")
-    orphan_tasks: list[TaskView] = Field(
+    orphan_tasks: list[TaskBrief] = Field(
         description="Tasks with no parent and no dependencies (paged)."
     )
     orphan_total: int = Field(description="Orphan tasks, all pages.")
@@ -202,14 +202,14 @@ def get_task_neighborhood(ctx: ServerContext, args: TaskIdInput) -> GetTaskNeigh
         result = GetTaskNeighborhoodOutput(
             task=ctx.view(ctx.index.require(args.task_id), "full"),
             existing_relationships=Relationships(
-                parent=ctx.views([found.parent])[0] if found.parent else None,
-                children=ctx.views(found.children),
-                depends_on=ctx.views(d for d in found.depends_on if d in ctx.index),
-                blocks=ctx.views(found.blocks),
+                parent=ctx.briefs([found.parent])[0] if found.parent else None,
+                children=ctx.briefs(found.children),
+                depends_on=ctx.briefs(d for d in found.depends_on if d in ctx.index),
+                blocks=ctx.briefs(found.blocks),
             ),
-            same_project_tasks=ctx.views(found.same_project_tasks[window]),
+            same_project_tasks=ctx.briefs(found.same_project_tasks[window]),
             same_project_total=len(found.same_project_tasks),
-            orphan_tasks=ctx.views(found.orphan_tasks[window]),
+            orphan_tasks=ctx.briefs(found.orphan_tasks[window]),
             orphan_total=len(found.orphan_tasks),
             next_cursor=page.next_cursor,
             guidance=guide(
@@ -275,9 +275,9 @@ class GetReviewSnapshotInput(Input):
 
 
 class ChangesSince(BaseModel):
-    tasks_created: list[TaskView] = Field(description="Created in the window.")
-    tasks_completed: list[TaskView] = Field(description="Completed in the window.")
-    tasks_modified: list[TaskView] = Field(description="Modified in the window.")
+    tasks_created: list[TaskBrief] = Field(description="Created in the window.")
+    tasks_completed: list[TaskBrief] = Field(description="Completed in the window.")
+    tasks_modified: list[TaskBrief] = Field(description="Modified in the window.")
 
 
 class GetReviewSnapshotOutput(Envelope):
@@ -303,9 +303,9 @@ def get_review_snapshot(
             metrics=found.metrics,
             signals=_with_load_problems(ctx, found.signals),
             changes_since=ChangesSince(
-                tasks_created=ctx.views(changes.tasks_created),
-                tasks_completed=ctx.views(changes.tasks_completed),
-                tasks_modified=ctx.views(changes.tasks_modified),
+                tasks_created=ctx.briefs(changes.tasks_created),
+                tasks_completed=ctx.briefs(changes.tasks_completed),
+                tasks_modified=ctx.briefs(changes.tasks_modified),
             ),
             staleness=found.staleness,
             velocity=found.velocity,

@@ -25,7 +25,7 @@ from tasks_server.errors import OpenChecklist, ToolFailure
 from tasks_server.guidance import guide
 from tasks_server.models import Envelope, Input
 from tasks_server.registry import tool
-from tasks_server.views import TaskView
+from tasks_server.views import TaskBrief, TaskView
 
 TASK_ID = "Exact task id."
 _OPEN_ITEM = re.compile(r"^\s*[-*+] \[ \] (.+)$", re.MULTILINE)
@@ -305,7 +305,7 @@ class DecomposeTaskInput(Input):
 
 class DecomposeTaskOutput(Envelope):
     parent_id: str = Field(description="The decomposed task.")
-    children: list[TaskView] = Field(description="The children written, in order.")
+    children: list[TaskBrief] = Field(description="The children written, in order.")
 
 
 def _child_deps(
@@ -363,7 +363,7 @@ def decompose_task(ctx: ServerContext, args: DecomposeTaskInput) -> DecomposeTas
         parent = ctx.index.require(args.task_id)
         tasks = _children_tasks(ctx, parent, args.children)
         ctx.live.record(ctx.live.repository.write_batch(tasks))
-        views = ctx.views([t.id for t in tasks], "brief")
+        views = ctx.briefs(t.id for t in tasks)
     return DecomposeTaskOutput(
         parent_id=parent.id,
         children=views,
