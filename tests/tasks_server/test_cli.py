@@ -72,3 +72,14 @@ def test_export_draws_dependencies_dashed_and_parents_solid(example_root: Path) 
     assert done.returncode == 0
     assert '"pipe-a84567f9" -> "pipe-778e6176" [style=dashed];' in done.stdout
     assert '"pipe-2052e52b" -> "pipe-a84567f9";' in done.stdout
+
+
+def test_bots_prints_the_generated_catalog_with_triggers_and_parameters(
+    example_root: Path,
+) -> None:
+    done = run("bots", "--root", str(example_root))
+    assert done.returncode == 0, done.stderr
+    catalog = {entry["name"]: entry for entry in json.loads(done.stdout)}
+    assert len(catalog) == 35
+    gather = catalog["story_bot_shape_gather_context"]
+    assert gather["trigger_patterns"] and gather["parameters"]["type"] == "object"

@@ -94,3 +94,17 @@ def test_the_cli_refuses_to_start_on_a_public_address_without_a_token(example_ro
     )  # fmt: skip
     assert done.returncode == 2
     assert "bearer token" in done.stderr
+
+
+@pytest.mark.anyio
+async def test_one_bot_served_alone_is_its_own_server_with_only_its_tools(
+    example_root: Path,
+) -> None:
+    params = StdioServerParameters(
+        command=str(SCRIPT), args=["serve", "--root", str(example_root), "--bot", "story_bot"]
+    )
+    async with Client(params) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        server_name = client.server_info.name if client.server_info else None
+    assert server_name == "story_bot_server"
+    assert len(names) == 35 and all(name.startswith("story_bot_") for name in names)
