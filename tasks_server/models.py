@@ -10,7 +10,7 @@ from tasks_server.guidance import Guidance
 from tasks_server.paging import Page
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskView
 
-__all__ = ["Envelope", "Input", "PagedInput", "TaskPage"]
+__all__ = ["Envelope", "Input", "PageInfo", "PagedInput", "TaskPage"]
 
 
 class Input(BaseModel):
@@ -32,13 +32,18 @@ class Envelope(BaseModel):
     guidance: Guidance
 
 
-class TaskPage(Envelope):
-    tasks: list[TaskView] = Field(description="This page of tasks, in a stable order.")
-    count: int = Field(description="Tasks on this page.")
-    total: int = Field(description="Tasks matching, over all pages.")
+class PageInfo(Envelope):
+    """The paging fields every list result carries."""
+
+    count: int = Field(description="Items on this page.")
+    total: int = Field(description="Items matching, over all pages.")
     next_cursor: str | None = Field(
         description="Pass as cursor for the next page; null at the end."
     )
+
+
+class TaskPage(PageInfo):
+    tasks: list[TaskView] = Field(description="This page of tasks, in a stable order.")
 
     @classmethod
     def of(

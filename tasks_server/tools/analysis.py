@@ -19,7 +19,7 @@ from graph.signals import DuplicateIdSignal, StructuralSignals, UnparseableFile
 from graph.topology import ScoringFactors, TopologyRow
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
-from tasks_server.models import Envelope, Input
+from tasks_server.models import Envelope, Input, PageInfo
 from tasks_server.paging import paginate
 from tasks_server.registry import tool
 from tasks_server.views import TaskBrief, TaskView
@@ -69,11 +69,8 @@ class GetTaskScoringFactorsInput(Input):
     cursor: str | None = CURSOR
 
 
-class GetTaskScoringFactorsOutput(Envelope):
+class GetTaskScoringFactorsOutput(PageInfo):
     tasks: list[ScoringFactors] = Field(description="Raw factors per task; rank them yourself.")
-    count: int = Field(description="Tasks on this page.")
-    total: int = Field(description="Tasks over all pages.")
-    next_cursor: str | None = Field(description="Cursor for the next page; null at the end.")
 
 
 @tool("query", read_only=True, idempotent=True)
@@ -232,11 +229,8 @@ class GetTasksWithTopologyInput(Input):
     cursor: str | None = CURSOR
 
 
-class GetTasksWithTopologyOutput(Envelope):
+class GetTasksWithTopologyOutput(PageInfo):
     tasks: list[TopologyRow] = Field(description="Tasks with their topology metrics.")
-    count: int = Field(description="Tasks on this page.")
-    total: int = Field(description="Tasks over all pages.")
-    next_cursor: str | None = Field(description="Cursor for the next page; null at the end.")
 
 
 @tool("query", read_only=True, idempotent=True)

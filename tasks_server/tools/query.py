@@ -11,7 +11,7 @@ from graph.query import TreeNode
 from storage.model import normalise_status
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
-from tasks_server.models import Envelope, Input, PagedInput, TaskPage
+from tasks_server.models import Envelope, Input, PagedInput, PageInfo, TaskPage
 from tasks_server.registry import tool
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskView
 
@@ -255,11 +255,8 @@ class BlockedTask(Input):
     status_blocked: bool = Field(description="Its own status is blocked.")
 
 
-class GetBlockedTasksOutput(Envelope):
+class GetBlockedTasksOutput(PageInfo):
     tasks: list[BlockedTask] = Field(description="Blocked tasks with the reasons.")
-    count: int = Field(description="Tasks on this page.")
-    total: int = Field(description="Blocked tasks over all pages.")
-    next_cursor: str | None = Field(description="Cursor for the next page; null at the end.")
 
 
 @tool("query", read_only=True, idempotent=True)
