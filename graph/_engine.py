@@ -1,9 +1,10 @@
 """Building the derived facts once, and settling them after an edit.
 
-`build` computes every `Local`, then every `Record` parents first. `apply` asks the store for
-the ids an edit touched, recomputes their `Local`s, then settles records with a work queue: a
-task whose record changed in what children inherit (depth, blocked, nearest blocked ancestor)
-queues its children. The work is proportional to what the edit changes.
+`build` loads the store, then computes every `Local` and `Record` in one pass, parents first,
+and counts them all at once. `apply` asks the store for the ids an edit touched, recomputes
+their `Local`s, then settles records with a work queue: a task whose record changed in what
+children inherit (depth, blocked, nearest blocked ancestor) queues its children. The work is
+proportional to what the edit changes.
 """
 
 from __future__ import annotations
@@ -12,28 +13,12 @@ import gc
 from collections import deque
 from collections.abc import Iterable
 
-from graph._records import Local, Record, compute_local, compute_record
+from graph._records import Local, Record, build_records, compute_local, compute_record
 from graph._store import Store
 from graph._tally import Tally
 from storage.model import Task
 
 __all__ = ["Engine"]
-
-
-def _top_down(store: Store) -> list[str]:
-    """Every id, each after its parent (parent-cycle members first among their subtrees)."""
-    order = [t for t in store.tasks if t not in store.parent_cycle and store.parent_of(t) is None]
-    order.extend(sorted(store.parent_cycle))
-    seen = set(order)
-    children = store.graphs["parent"].pred
-    position = 0
-    while position < len(order):
-        for child in children[order[position]]:
-            if child not in seen:
-                seen.add(child)
-                order.append(child)
-        position += 1
-    return order
 
 
 class Engine:
@@ -57,14 +42,13 @@ class Engine:
 
     def _build(self, tasks: Iterable[Task]) -> None:
         store = self.store
-        store.load(tasks)
-        locals_ = {task_id: compute_local(store, task_id) for task_id in store.tasks}
-        for task_id in _top_down(store):
-            record = compute_record(
-                store, task_id, locals_[task_id], self.records, locals_.__getitem__
-            )
-            self.records[task_id] = record
-            self.tally.add(task_id, record)
+        roots = store.load(tasks)
+        records = build_records(store, roots)
+        if len(records) < len(store.tasks):  # the others are on a parent cycle or below one
+            store.find_parent_cycles(records)
+            records = build_records(store, roots + sorted(store.parent_cycle))
+        self.records = records
+        self.tally.add_all(records)
 
     def apply(self, upserted: Iterable[Task], removed: Iterable[str]) -> None:
         """Put `upserted` in, take `removed` out (an id in both is upserted)."""

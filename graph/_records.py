@@ -10,18 +10,30 @@ Blocked, for a task that is not terminal: its own reasons (status blocked, an un
 dependency, a dependency cycle), or a blocked ancestor. An ancestor that is terminal is never
 blocked itself but passes on a blocked ancestor above it: `anc` is the nearest blocked task
 strictly above, whatever the task's own status.
+
+`build_records` computes both for every task at once, for a full build: one tight loop
+instead of a few calls per task.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
+from itertools import repeat
 from typing import NamedTuple
 
 from graph._store import Store
 from storage.model import BLOCKED_STATUS, READY_STATUSES, TERMINAL_STATUSES, Task
 
-__all__ = ["Local", "LocalOf", "Record", "compute_local", "compute_record"]
+__all__ = [
+    "Local",
+    "LocalOf",
+    "Record",
+    "build_records",
+    "compute_local",
+    "compute_record",
+]
 
 
 class Local(NamedTuple):
@@ -62,6 +74,11 @@ class Record(NamedTuple):
 
 LocalOf = Callable[[str], Local]
 
+# `_tuple_new(Local, values)` is what `Local(*values)` does, without the Python frame of the
+# generated `__new__`: a third of the cost, for the 100k tuples of a build. The values go by
+# position, in field order (the build's tests compare every field with `compute_local`).
+_tuple_new = tuple.__new__
+
 
 def _dependency_state(task: Task, tasks: Mapping[str, Task]) -> tuple[int, int, datetime | None]:
     """(unmet, dangling, latest of `modified` and the satisfied dependencies' `completed`)."""
@@ -83,7 +100,7 @@ def compute_local(store: Store, task_id: str) -> Local:
     tasks = store.tasks
     task = tasks[task_id]
     terminal = task.status in TERMINAL_STATUSES
-    children = store.graphs["parent"].pred[task_id]
+    children = store.named_by("parent")[task_id]
     unmet, dangling, ready_base = _dependency_state(task, tasks)
     cycle = store.dep_cycle.get(task_id, ())
     status_blocked = task.status == BLOCKED_STATUS
@@ -95,9 +112,9 @@ def compute_local(store: Store, task_id: str) -> Local:
         open_child_count=len([c for c in children if tasks[c].status not in TERMINAL_STATUSES]),
         is_root=task.parent is None or task.parent not in tasks,
         is_orphan=task.parent is None and not task.depends_on,
-        blocking_count=len(store.graphs["depends_on"].pred[task_id]),
+        blocking_count=len(store.named_by("depends_on")[task_id]),
         blocked_by_count=len(task.depends_on),
-        soft_blocking_count=len(store.graphs["soft_depends_on"].pred[task_id]),
+        soft_blocking_count=len(store.named_by("soft_depends_on")[task_id]),
         dangling_count=dangling,
         unmet_count=unmet,
         status_blocked=status_blocked,
@@ -140,3 +157,70 @@ def compute_record(
     blocked = not local.terminal and (local.own_blocked or anc is not None)
     ready = local.status in READY_STATUSES and not blocked and local.open_child_count == 0
     return Record(local=local, depth=depth, anc=anc, blocked=blocked, ready=ready)
+
+
+def _open_children(tasks: Mapping[str, Task]) -> Counter[str | None]:
+    """Parent id → how many open tasks name it as their parent."""
+    return Counter(t.parent for t in tasks.values() if t.status not in TERMINAL_STATUSES)
+
+
+def build_records(store: Store, seeds: Iterable[str]) -> dict[str, Record]:
+    """The `Record` of `seeds` and of every task below them, as `compute_local` and
+    `compute_record` give it, parents first: `seeds`, then breadth-first down the parent edges
+    (parent-cycle members only as seeds). For a full build: one loop over local names, at a
+    third of the cost of the calls per task it replaces."""
+    tasks, cycles, cyclic = store.tasks, store.dep_cycle, store.parent_cycle
+    children, open_children = store.named_by("parent"), _open_children(tasks)
+    blocking, soft = store.named_by("depends_on"), store.named_by("soft_depends_on")
+    on_parent_cycle = {member: compute_local(store, member) for member in cyclic}
+    records: dict[str, Record] = {}
+    order = list(seeds)  # grows as it goes, with the parent's record of each task in `aboves`
+    aboves: list[Record | None] = [None] * len(order)
+    for task_id, above in zip(order, aboves, strict=True):
+        task = tasks[task_id]
+        status, deps, parent = task.status, task.depends_on, task.parent
+        terminal = status in TERMINAL_STATUSES
+        unmet, dangling, ready_base = (
+            _dependency_state(task, tasks) if deps else (0, 0, task.modified)
+        )
+        cycle = cycles.get(task_id, ())
+        status_blocked = status == BLOCKED_STATUS
+        own_blocked = not terminal and (status_blocked or unmet > 0 or dangling > 0 or bool(cycle))
+        open_count = open_children.get(task_id, 0)
+        below = children.get(task_id)
+        local: Local = _tuple_new(
+            Local,
+            (
+                status,
+                task.type,
+                terminal,
+                len(below) if below else 0,  # child_count
+                open_count,
+                above is None and task_id not in cyclic,  # is_root
+                parent is None and not deps,  # is_orphan
+                len(blocking.get(task_id, ())),  # blocking_count
+                len(deps),  # blocked_by_count
+                len(soft.get(task_id, ())),  # soft_blocking_count
+                dangling,
+                unmet,
+                status_blocked,
+                cycle,
+                own_blocked,
+                ready_base,
+            ),
+        )
+        if above is not None:
+            depth = None if above.depth is None else above.depth + 1
+            anc = parent if above.blocked else above.anc
+        elif task_id in cyclic:
+            depth, anc = None, _cycle_ancestor(store, task_id, on_parent_cycle.__getitem__)
+        else:
+            depth, anc = 0, None
+        blocked = not terminal and (own_blocked or anc is not None)
+        ready = status in READY_STATUSES and not blocked and open_count == 0
+        record = records[task_id] = _tuple_new(Record, (local, depth, anc, blocked, ready))
+        if below:
+            found = [c for c in below if c not in cyclic] if cyclic else below
+            order.extend(found)
+            aboves.extend(repeat(record, len(found)))
+    return records

@@ -9,24 +9,36 @@ Cycles are kept as they change, never recomputed whole: `dep_cycle` maps every m
 dependency cycle (a strongly connected component with more than one member, or a self-loop)
 to its sorted member tuple; `parent_cycle` does the same for parent cycles.
 
+`load` fills an empty store in bulk (`bulk_digraph`, one pass over each kind's edges) and
+looks for dependency cycles only among what a topological (Kahn) pass cannot order; the
+engine's walk down from the roots then tells whether `find_parent_cycles` has anything to find.
+
 Every mutating method returns the ids whose local facts may have changed (`_derive` recomputes
 those and whatever inherits from them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Literal
+from collections.abc import Collection, Iterable, Iterator
+from typing import Literal, TypeVar
 
 import networkx as nx
 
-from graph.cycles import closing_cycle, cyclic_components, parent_cycle_through, parent_cycles
+from graph._digraph import Neighbours, bulk_digraph, predecessors, successors
+from graph.cycles import (
+    closing_cycle,
+    cycle_candidates,
+    cycles_among,
+    parent_cycle_through,
+    parent_cycles,
+)
 from storage.model import TERMINAL_STATUSES, Task
 
 __all__ = ["KINDS", "Kind", "Store", "references"]
 
 Kind = Literal["parent", "depends_on", "soft_depends_on"]
 KINDS: tuple[Kind, ...] = ("parent", "depends_on", "soft_depends_on")
+K = TypeVar("K")
 
 
 def references(task: Task | None, kind: Kind) -> tuple[str, ...]:
@@ -36,6 +48,15 @@ def references(task: Task | None, kind: Kind) -> tuple[str, ...]:
     if kind == "parent":
         return () if task.parent is None else (task.parent,)
     return task.depends_on if kind == "depends_on" else task.soft_depends_on
+
+
+def _note(found: dict[K, set[str]], key: K, task_id: str) -> None:
+    """Add `task_id` to the set under `key` (a missing id's referrers, a project's members)."""
+    members = found.get(key)
+    if members is None:
+        found[key] = {task_id}
+    else:
+        members.add(task_id)
 
 
 def _unblock_relevant(old: Task, new: Task) -> bool:
@@ -64,13 +85,17 @@ class Store:
         parent = self.tasks[task_id].parent
         return parent if parent is not None and parent in self.tasks else None
 
+    def named_by(self, kind: Kind) -> Neighbours:
+        """Task id → the ids of the tasks that name it in `kind` (read-only)."""
+        return predecessors(self.graphs[kind])
+
     def sources(self, kind: Kind, task_id: str) -> Iterator[str]:
         """Ids of the tasks that name `task_id` in `kind` (children, dependents, ...)."""
-        return iter(self.graphs[kind].pred[task_id])
+        return iter(predecessors(self.graphs[kind])[task_id])
 
     def targets(self, kind: Kind, task_id: str) -> Iterator[str]:
         """Existing ids that `task_id` names in `kind`."""
-        return iter(self.graphs[kind].succ[task_id])
+        return iter(successors(self.graphs[kind])[task_id])
 
     def walk_up(self, task_id: str) -> Iterator[str]:
         """Ancestors of `task_id`, nearest first, each once, never `task_id` itself."""
@@ -85,7 +110,7 @@ class Store:
         """Descendants of `task_id` in breadth-first order, each once, never `task_id` itself."""
         seen = {task_id}
         frontier = [task_id]
-        children = self.graphs["parent"].pred
+        children = self.named_by("parent")
         while frontier:
             following: list[str] = []
             for node in frontier:
@@ -98,36 +123,42 @@ class Store:
 
     # --- bulk load -----------------------------------------------------------------------
 
-    def load(self, tasks: Iterable[Task]) -> None:
-        """Fill an empty store with `tasks` (the last of a repeated id wins)."""
-        for task in tasks:
-            self.tasks[task.id] = task
+    def load(self, tasks: Iterable[Task]) -> list[str]:
+        """Fill an empty store with `tasks` (the last of a repeated id wins), all but its
+        parent cycles (`find_parent_cycles`). Return the roots (no parent, or a missing one)."""
+        by_id = self.tasks = {task.id: task for task in tasks}
+        for task_id, task in by_id.items():
+            _note(self.by_project, task.project, task_id)
         for kind in KINDS:
-            self.graphs[kind].add_nodes_from(self.tasks)
-        for task in self.tasks.values():
-            self.by_project.setdefault(task.project, set()).add(task.id)
-        for kind in KINDS:
-            self.graphs[kind].add_edges_from(self._edges(kind))
-        self._find_all_cycles()
+            self.graphs[kind] = bulk_digraph(by_id, self._edges(kind))
+        self._find_dep_cycles()
+        return [t for t, task in by_id.items() if task.parent is None or task.parent not in by_id]
 
     def _edges(self, kind: Kind) -> Iterator[tuple[str, str]]:
         """The edges of `kind` between existing tasks; dangling ones go to `missing`."""
-        for task in self.tasks.values():
+        tasks, missing = self.tasks, self.missing[kind]
+        for task_id, task in tasks.items():
             for target in references(task, kind):
-                if target == task.id:
-                    self.self_references.add((task.id, kind))
-                if target in self.tasks:
-                    yield task.id, target
+                if target == task_id:
+                    self.self_references.add((task_id, kind))
+                if target in tasks:
+                    yield task_id, target
                 else:
-                    self.missing[kind].setdefault(target, set()).add(task.id)
+                    _note(missing, target, task_id)
 
-    def _find_all_cycles(self) -> None:
+    def _find_dep_cycles(self) -> None:
+        """Components only among what a topological pass cannot order: usually nothing."""
         graph = self.graphs["depends_on"]
-        loops = set(nx.nodes_with_selfloops(graph))
-        for members in cyclic_components(nx.strongly_connected_components(graph), loops):
+        counts = {node: len(targets) for node, targets in successors(graph).items() if targets}
+        for members in cycles_among(graph, cycle_candidates(counts, predecessors(graph))):
             for member in members:
                 self.dep_cycle[member] = members
-        for members in parent_cycles(self.tasks, self.parent_of):
+
+    def find_parent_cycles(self, reached: Collection[str]) -> None:
+        """Note every parent cycle, all of them among the tasks not in `reached` (a walk down
+        from the roots reaches every task that is on no parent cycle and below none)."""
+        unreached = [task_id for task_id in self.tasks if task_id not in reached]
+        for members in parent_cycles(unreached, self.parent_of):
             for member in members:
                 self.parent_cycle[member] = members
 
@@ -267,11 +298,7 @@ class Store:
         for member in cycle:
             del self.dep_cycle[member]
         graph = self.graphs["depends_on"]
-        alive = [n for n in cycle if n in graph]
-        loops = {n for n in alive if graph.has_edge(n, n)}
-        for members in cyclic_components(
-            nx.strongly_connected_components(graph.subgraph(alive)), loops
-        ):
+        for members in cycles_among(graph, [n for n in cycle if n in graph]):
             for member in members:
                 self.dep_cycle[member] = members
         return set(cycle)

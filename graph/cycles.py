@@ -1,4 +1,5 @@
-"""Cycle finding, edge by edge: the pieces the index keeps its cycles fresh with.
+"""Cycle finding, edge by edge: the pieces the index keeps its cycles fresh with (and, for a
+full build, `cycle_candidates` then `cycles_among`: components only where a cycle can be).
 
 Adding one edge `source → target` closes a cycle only if `target` already reaches `source`.
 `closing_cycle` answers that by searching forward from `target` and backward from `source`
@@ -12,12 +13,16 @@ in lockstep, so the cost is about twice the smaller of the two reachable sets, n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import Protocol
+
+import networkx as nx
 
 __all__ = [
     "Adjacency",
     "closing_cycle",
+    "cycle_candidates",
+    "cycles_among",
     "cyclic_components",
     "parent_cycle_through",
     "parent_cycles",
@@ -100,6 +105,44 @@ def cyclic_components(
         tuple(sorted(part)) for part in components if len(part) > 1 or not part.isdisjoint(loops)
     ]
     return sorted(found)
+
+
+def cycle_candidates(
+    target_counts: Mapping[str, int], pred: Mapping[str, Iterable[str]]
+) -> list[str]:
+    """The nodes a topological (Kahn) pass cannot order: those on a cycle or leading to one.
+    Every cycle lies among them: none left means no cycle. `target_counts` gives each node's
+    number of distinct targets, `pred` each node's distinct sources (a node with none may be
+    left out of either).
+
+    >>> pred = {"b": ["a", "c"], "c": ["b"], "e": ["d"]}
+    >>> cycle_candidates({"a": 1, "b": 1, "c": 1, "d": 1}, pred)
+    ['a', 'b', 'c']
+    """
+    remaining = dict(target_counts)
+    ordered = [node for node in pred if not remaining.get(node)]
+    for node in ordered:  # grows as nodes lose their last unordered target
+        for source in pred.get(node, ()):
+            left = remaining[source] - 1
+            remaining[source] = left
+            if not left:
+                ordered.append(source)
+    return [node for node, left in remaining.items() if left]
+
+
+def cycles_among(graph: nx.DiGraph[str], nodes: Collection[str]) -> list[tuple[str, ...]]:
+    """The cycles of the subgraph `nodes` induce in `graph`, as `cyclic_components` lists
+    them.
+
+    >>> graph = nx.DiGraph([("a", "b"), ("b", "a"), ("b", "c"), ("d", "d")])
+    >>> cycles_among(graph, ["a", "b", "c", "d"]), cycles_among(graph, ["a", "c"])
+    ([('a', 'b'), ('d',)], [])
+    """
+    if not nodes:
+        return []
+    subgraph = graph.subgraph(nodes)
+    loops = {node for node in nodes if subgraph.has_edge(node, node)}
+    return cyclic_components(nx.strongly_connected_components(subgraph), loops)
 
 
 def parent_cycle_through(task_id: str, parent_of: Callable[[str], str | None]) -> tuple[str, ...]:

@@ -6,7 +6,14 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph.cycles import closing_cycle, parent_cycle_through, parent_cycles, reach
+from graph.cycles import (
+    closing_cycle,
+    cycle_candidates,
+    cycles_among,
+    parent_cycle_through,
+    parent_cycles,
+    reach,
+)
 
 
 def adjacency(edges: list[tuple[str, str]]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
@@ -63,3 +70,22 @@ def test_closing_cycle_agrees_with_networkx_components(
     assert closing_cycle(source, target, succ, pred) == (
         component if target in component else set()
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("abcdefgh"), st.sampled_from("abcdefgh")), max_size=16))
+def test_cycles_among_the_kahn_candidates_are_every_cycle_networkx_finds(
+    edges: list[tuple[str, str]],
+) -> None:
+    graph: nx.DiGraph[str] = nx.DiGraph(edges)
+    succ = {n: list(graph.successors(n)) for n in graph}
+    pred = {n: list(graph.predecessors(n)) for n in graph}
+    counts = {n: len(targets) for n, targets in succ.items() if targets}
+    candidates = cycle_candidates(counts, pred)
+    expected = sorted(
+        tuple(sorted(c))
+        for c in nx.strongly_connected_components(graph)
+        if len(c) > 1 or any(graph.has_edge(n, n) for n in c)
+    )
+    assert cycles_among(graph, candidates) == expected
+    assert (not candidates) == (not expected)
