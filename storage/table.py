@@ -17,6 +17,7 @@ Duplicate ids are resolved here, deterministically: the lexicographically first 
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -67,6 +68,26 @@ class FileTable:
     def __init__(self) -> None:
         self.files: dict[str, FileResult] = {}
         self._paths_by_id: dict[str, list[str]] = {}
+
+    @classmethod
+    def of(cls, results: Iterable[FileResult]) -> FileTable:
+        """A table of a whole load at once: the same as `put` of each, without the deltas."""
+        table = cls()
+        files, by_id = table.files, table._paths_by_id
+        for result in results:
+            if result.path in files:
+                table.drop(result.path)
+            files[result.path] = result
+            if result.task is not None:
+                paths = by_id.get(result.task.id)
+                if paths is None:
+                    by_id[result.task.id] = [result.path]
+                else:
+                    paths.append(result.path)
+        for paths in by_id.values():
+            if len(paths) > 1:
+                paths.sort()
+        return table
 
     def __len__(self) -> int:
         return len(self.files)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,10 +23,10 @@ import watchfiles
 
 from graph.index import TaskIndex
 from storage import cache
-from storage.repository import TaskRepository
+from storage.repository import Survey, TaskRepository
 from storage.table import Delta, FileResult, FileTable
 
-__all__ = ["LiveTree", "RefreshStats"]
+__all__ = ["LiveTree", "RefreshStats", "StartStats"]
 
 log = logging.getLogger(__name__)
 
@@ -36,11 +37,32 @@ class RefreshStats:
     seconds: float
 
 
-def _build_index(table: FileTable) -> TaskIndex:
+@dataclass(frozen=True, slots=True)
+class StartStats:
+    """Where the initial load's time went, in seconds, and how many files it parsed or took
+    from the warm-start cache."""
+
+    cache_load: float
+    walk: float  # listing folders and statting files
+    parse: float  # reading and parsing the files the cache could not answer; the file table
+    index: float
+    cache_save: float  # zero when the cache was already current
+    files_read: int
+    files_cached: int
+
+    @property
+    def seconds(self) -> float:
+        return self.cache_load + self.walk + self.parse + self.index + self.cache_save
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC: loading allocates heavily and makes no garbage cycles. One pause
+    for the whole load, or each re-enable sweeps everything allocated so far."""
     was_enabled = gc.isenabled()
-    gc.disable()  # the build allocates heavily and makes no garbage cycles
+    gc.disable()
     try:
-        return TaskIndex.build(table.tasks())
+        yield
     finally:
         if was_enabled:
             gc.enable()
@@ -51,6 +73,48 @@ def _freeze_loaded_objects() -> None:
     live as long as the server, and scanning them on every collection roughly doubled the
     cost of whole-tree queries at 100k tasks."""
     gc.freeze()
+
+
+def _cache_is_current(
+    cached: Mapping[str, FileResult], survey: Survey, results: list[FileResult]
+) -> bool:
+    """True when saving would write the same cache: every cached file is still current and
+    no file read holds anything the cache could store."""
+    if survey.current != len(cached):
+        return False
+    fresh = (r for r in results if cached.get(r.path) is not r) if survey.stale else ()
+    return not any(cache.is_storable(result) for result in fresh)
+
+
+def _load(repository: TaskRepository, use_cache: bool) -> tuple[FileTable, TaskIndex, StartStats]:
+    """The first load: the cache, a walk that stats every file, a read of the files the
+    cache does not answer, the index; then the cache is saved if it changed."""
+    laps = [time.perf_counter()]
+    with _gc_paused():
+        cached = cache.load(repository.root) if use_cache else {}
+        laps.append(time.perf_counter())
+        survey = repository.survey(cached)
+        laps.append(time.perf_counter())
+        results = repository.read_stale(survey)
+        table = FileTable.of(results)
+        laps.append(time.perf_counter())
+        index = TaskIndex.build(table.tasks())
+        _freeze_loaded_objects()
+        laps.append(time.perf_counter())
+    if use_cache and not _cache_is_current(cached, survey, results):
+        _save_cache(repository.root, results)
+    laps.append(time.perf_counter())
+    loading, walk, parse, build, saving = (b - a for a, b in itertools.pairwise(laps))
+    stats = StartStats(loading, walk, parse, build, saving, len(survey.stale), survey.current)
+    return table, index, stats
+
+
+def _save_cache(root: Path, results: Iterable[FileResult]) -> None:
+    """Write the warm-start cache (best effort: a read-only root just has none)."""
+    try:
+        cache.save(root, results)
+    except OSError as exc:
+        log.warning("could not write the index cache: %s", exc)
 
 
 class LiveTree:
@@ -66,13 +130,9 @@ class LiveTree:
     ) -> None:
         self.repository = TaskRepository(root, exclude=tuple(exclude))
         self.root = self.repository.root
-        started = time.perf_counter()
-        cached = cache.load(self.root) if use_cache else {}
-        self.table: FileTable = self.repository.scan(cached)
-        self.index = _build_index(self.table)
-        _freeze_loaded_objects()
-        self.load_seconds = time.perf_counter() - started
-        self.cache_hits = sum(1 for p, r in self.table.files.items() if cached.get(p) is r)
+        self.table, self.index, self.start_stats = _load(self.repository, use_cache)
+        self.load_seconds = self.start_stats.seconds
+        self.cache_hits = self.start_stats.files_cached
         self.loaded_at = time.time()
         self.generation = 0
         self.lock = threading.RLock()
@@ -84,8 +144,6 @@ class LiveTree:
         self._watcher: threading.Thread | None = None
         self._watch_ready = threading.Event()
         self._use_cache = use_cache
-        if use_cache and self.cache_hits != len(self.table):
-            self.save_cache()
         if watch:
             self._start_watcher()
 
@@ -103,8 +161,8 @@ class LiveTree:
                 stop_event=self._stop,
                 debounce=0,
                 step=5,
-                yield_on_timeout=True,
-                rust_timeout=200,
+                yield_on_timeout=True,  # the first yield says the watcher is ready
+                rust_timeout=20,  # so start-up waits 20 ms for it, not 200
                 recursive=True,
                 ignore_permission_denied=True,
             ):
@@ -170,9 +228,9 @@ class LiveTree:
         return {p for p in self.table.files if p.startswith(prefix)}
 
     def _stat_walk(self) -> set[str]:
-        seen = set(self.repository.iter_paths())
-        changed = {p for p in seen if self._stamp_changed(p)}
-        return changed | (set(self.table.files) - seen)
+        survey = self.repository.survey(self.table.files)
+        seen = {item if isinstance(item, str) else item.path for item in survey.found}
+        return set(survey.stale) | (set(self.table.files) - seen)
 
     def _stamp_changed(self, relative: str) -> bool:
         known = self.table.files.get(relative)
@@ -223,10 +281,7 @@ class LiveTree:
 
     def save_cache(self) -> None:
         """Write the warm-start cache (best effort: a read-only root just has none)."""
-        try:
-            cache.save(self.root, list(self.table.files.values()))
-        except OSError as exc:
-            log.warning("could not write the index cache: %s", exc)
+        _save_cache(self.root, list(self.table.files.values()))
 
     def close(self) -> None:
         if self._use_cache and self.generation:

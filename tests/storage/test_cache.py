@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
@@ -46,19 +47,58 @@ def test_only_files_whose_stamp_changed_are_read_again(tmp_path: Path) -> None:
     assert warm.winner("t1").title == "Edited by hand"  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize(
-    "damage",
-    [b"", b"not json", b'{"version": 999, "root": "x", "files": []}', b'{"version": 2}',
-     b'{"version": 2, "root": "ROOT", "files": [["p/tasks/t0.md", [1, 2], [1, 2], null]]}'],
-    ids=["empty", "not-json", "other-version", "no-files", "wrong-shape"],
-)  # fmt: skip
-def test_a_damaged_cache_means_a_full_read_and_loses_nothing(tmp_path: Path, damage: bytes) -> None:
+def cache_text(files: str, version: str = "VERSION") -> str:
+    return f'{{"version": {version}, "root": "ROOT", "files": [{files}]}}'
+
+
+def row(task: str = "null", problem: str = "null") -> str:
+    return f'{{"path": "p/tasks/t0.md", "stamp": [1, 2], "task": {task}, "problem": {problem}}}'
+
+
+def task(**fields: str) -> str:
+    base = {"id": '"t0"', "title": '"T"', "path": '"p/tasks/t0.md"'} | fields
+    return "{" + ", ".join(f'"{key}": {value}' for key, value in base.items()) + "}"
+
+
+DAMAGED = {
+    "empty": "",
+    "not-json": "not json",
+    "not-a-mapping": "[1, 2]",
+    "no-files": '{"version": VERSION}',
+    "other-version": cache_text("", version="999"),
+    "the-last-version": cache_text('["p/tasks/t0.md", [1, 2], null, null]', version="2"),
+    "rows-as-lists": cache_text('["p/tasks/t0.md", [1, 2], null, null]'),
+    "cut-short": cache_text(row(task()))[:-1],
+    "task-not-a-task": cache_text(row("[1, 2]")),
+    "title-not-text": cache_text(row(task(title="7"))),
+    "bad-timestamp": cache_text(row(task(due='"yesterday"'))),
+    "unknown-problem-kind": cache_text(
+        row(problem='{"path": "p/tasks/t0.md", "kind": "gone", "message": ""}')
+    ),
+    "task-of-another-path": cache_text(row(task(path='"elsewhere.md"'))),
+    "problem-of-another-path": cache_text(
+        row(problem='{"path": "elsewhere.md", "kind": "parse_error", "message": ""}')
+    ),
+    "nested-too-deep": cache_text(row(task(extra='{"x": ' + "[" * 100_000 + "]" * 100_000 + "}"))),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGED.values(), ids=DAMAGED.keys())
+def test_a_damaged_cache_means_a_full_read_and_loses_nothing(tmp_path: Path, damage: str) -> None:
     root = tree(tmp_path / "r").resolve()
     path = root / cache.CACHE_FILE
     path.parent.mkdir(parents=True)
-    path.write_bytes(damage.replace(b"ROOT", str(root).encode()))
+    text = damage.replace("VERSION", str(cache.VERSION)).replace("ROOT", str(root))
+    path.write_text(text)
     assert cache.load(root) == {}
     assert len(TaskRepository(root).scan(cache.load(root)).tasks()) == 5
+
+
+def test_a_well_formed_cache_row_is_used(tmp_path: Path) -> None:
+    """Each damaged cache above differs from this one in one place."""
+    root = tmp_path.resolve()
+    text = cache_text(row(task())).replace("VERSION", str(cache.VERSION)).replace("ROOT", str(root))
+    assert cache.loads(text.encode(), root)["p/tasks/t0.md"].task.title == "T"  # type: ignore[union-attr]
 
 
 def test_a_cache_copied_with_its_tree_to_another_place_is_not_trusted(tmp_path: Path) -> None:
@@ -74,3 +114,40 @@ def test_the_cache_is_not_read_as_a_task_file(tmp_path: Path) -> None:
     cache.save(root, TaskRepository(root).scan().files.values())
     assert json.loads((root / cache.CACHE_FILE).read_text())["version"] == cache.VERSION
     assert all(not p.startswith(".tasks-index") for p in TaskRepository(root).iter_paths())
+
+
+INEXACT = {
+    "number-key": "x: {1: a}",
+    "list-key": "x: {[1, 2]: a}",
+    "nested-number-key": "x: [{true: a}]",
+    "not-a-number": "x: .nan",
+    "infinite": "x: -.inf",
+    "seconds-in-offset": "due: 2026-01-02T03:04:05+05:30:15",
+}
+
+
+@pytest.mark.parametrize("line", INEXACT.values(), ids=INEXACT.keys())
+def test_a_task_json_would_alter_is_left_out_of_the_cache_and_read_again(
+    tmp_path: Path, line: str
+) -> None:
+    root = tree(tmp_path / "r").resolve()
+    write(root, "odd.md", f"---\nid: odd\ntitle: Odd\n{line}\n---\n")
+    cold = TaskRepository(root).scan()
+    cache.save(root, cold.files.values())
+    cached = cache.load(root)
+    assert "odd.md" not in cached
+    assert set(cached) == set(cold.files) - {"odd.md"}
+    warm = TaskRepository(root).scan(cached)
+    assert repr(warm.files["odd.md"]) == repr(cold.files["odd.md"])
+
+
+def test_a_cached_task_is_read_only_like_a_parsed_one(tmp_path: Path) -> None:
+    root = tree(tmp_path / "r").resolve()
+    write(root, "x.md", "---\nid: x\ntitle: X\nowner: {name: Ann, tags: [a, 1, 2.5, null]}\n---\n")
+    cold = TaskRepository(root).scan()
+    cache.save(root, cold.files.values())
+    warm = cache.load(root)["x.md"].task
+    assert warm == cold.files["x.md"].task
+    assert warm is not None and isinstance(warm.extra, MappingProxyType)
+    with pytest.raises(TypeError):
+        warm.extra["owner"] = "Bob"  # type: ignore[index]

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import difflib
+import re
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 import yaml_rs
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from storage import codec
 from storage.errors import NotATask, ParseError
@@ -225,3 +228,32 @@ def test_update_text_replaces_the_body_when_given_and_keeps_the_frontmatter() ->
         codec.update_text(text, {}, body="new body\n")
         == "---\nid: a # mine\ntitle: T\n---\nnew body\n"
     )
+
+
+_CLOSING_BY_SEARCH = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+
+
+def split_by_regex_search(text: str) -> tuple[str, str] | None:
+    """The frontmatter and body as the plain regex search cuts them (the reference)."""
+    first_end = text.find("\n") + 1 or len(text)
+    closing = _CLOSING_BY_SEARCH.search(text, first_end)
+    if closing is None:
+        return None
+    end = closing.end() + 1 if text[closing.end() : closing.end() + 1] == "\n" else closing.end()
+    return text[first_end : closing.start()], text[end:]
+
+
+@given(st.lists(st.sampled_from(["---", "...", "-", ".", " ", "\t", "\r", "\n", "a", ":"])))
+@example(["a\n", "...", "\n", "b\n", "---", "\n"])
+@example(["a\n", "---", "x\n", "...", " \r\n", "---"])
+@settings(max_examples=500)
+def test_the_frontmatter_ends_at_the_first_closing_line_whatever_surrounds_it(
+    pieces: list[str],
+) -> None:
+    text = "---\n" + "".join(pieces)
+    try:
+        parts = codec.split(text)
+    except ParseError:
+        assert split_by_regex_search(text) is None
+    else:
+        assert (parts.front, parts.body) == split_by_regex_search(text)

@@ -171,6 +171,40 @@ def test_symlinks_leaving_the_root_are_neither_followed_nor_written(tmp_path: Pa
     assert "status: active" in (outside / "secret.md").read_text()
 
 
+def test_a_survey_keeps_current_results_and_lists_changed_new_and_linked_files(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path.resolve()
+    for name in ("same", "edited", "linked"):
+        write(root, f"p/{name}.md", TASK.format(id=name, title=name))
+    (root / "link.md").symlink_to(root / "p/linked.md")
+    repo = TaskRepository(root)
+    known = repo.scan().files
+    edited = root / "p/edited.md"
+    later = edited.stat().st_mtime_ns + 1_000_000_000
+    os.utime(edited, ns=(later, later))
+    write(root, "p/new.md", TASK.format(id="new", title="New"))
+    survey = repo.survey(known)
+    assert sorted(survey.stale) == ["link.md", "p/edited.md", "p/new.md"]
+    assert survey.current == 2
+    assert {item.path for item in survey.found if not isinstance(item, str)} == {
+        "p/same.md",
+        "p/linked.md",
+    }
+    assert [r.path for r in repo.read_stale(survey)] == [
+        item if isinstance(item, str) else item.path for item in survey.found
+    ]
+
+
+def test_a_file_deleted_after_the_survey_is_left_out_of_the_read(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", TASK.format(id="a", title="A"))
+    write(tmp_path, "b.md", TASK.format(id="b", title="B"))
+    repo = TaskRepository(tmp_path)
+    survey = repo.survey({})
+    (tmp_path / "b.md").unlink()
+    assert [r.path for r in repo.read_stale(survey)] == ["a.md"]
+
+
 def test_batch_write_is_all_or_nothing(tmp_path: Path) -> None:
     repo = TaskRepository(tmp_path)
     repo.create(Task(id="b", title="B", path=""))

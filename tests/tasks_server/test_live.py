@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from graph.index import TaskIndex
+from storage import cache
 from storage.repository import TaskRepository
 from tasks_server.live import LiveTree
 
@@ -99,3 +100,73 @@ def test_a_restart_reuses_the_cache_and_sees_edits_made_while_down(example_root:
     assert second.index.require("wx-6ca4a1a9").status == "review"
     assert same_as_fresh_load(second)
     second.close()
+
+
+def cache_identity(root: Path) -> tuple[int, int]:
+    """The cache file's inode and mtime: a save replaces the file, so both change."""
+    stat = (root / cache.CACHE_FILE).stat()
+    return stat.st_ino, stat.st_mtime_ns
+
+
+def test_a_restart_with_nothing_changed_parses_no_file_and_leaves_the_cache_alone(
+    example_root: Path,
+) -> None:
+    LiveTree(example_root, watch=False).close()
+    before = cache_identity(example_root)
+    second = LiveTree(example_root, watch=False)
+    assert second.start_stats.files_read == 0
+    assert second.cache_hits == len(second.table)
+    assert cache_identity(example_root) == before
+    assert same_as_fresh_load(second)
+    second.close()
+
+
+def test_a_restart_after_a_file_was_deleted_saves_the_cache_without_it(
+    example_root: Path,
+) -> None:
+    first = LiveTree(example_root, watch=False)
+    gone = first.index.require("wx-6ca4a1a9").path
+    first.close()
+    (example_root / gone).unlink()
+    second = LiveTree(example_root, watch=False)
+    assert second.start_stats.files_read == 0
+    assert "wx-6ca4a1a9" not in second.index
+    assert gone not in cache.load(second.root)
+    assert same_as_fresh_load(second)
+    second.close()
+
+
+def test_a_task_the_cache_cannot_hold_is_read_at_each_start_without_rewriting_the_cache(
+    example_root: Path,
+) -> None:
+    (example_root / "inbox" / "odd.md").write_text(
+        "---\nid: odd-1\ntitle: Odd keys\nmatrix: {[1, 2]: a, 3: b}\n---\n"
+    )
+    LiveTree(example_root, watch=False).close()
+    before = cache_identity(example_root)
+    second = LiveTree(example_root, watch=False)
+    assert second.start_stats.files_read == 1
+    assert dict(second.index.require("odd-1").extra) == {"matrix": {(1, 2): "a", 3: "b"}}
+    assert cache_identity(example_root) == before
+    second.close()
+
+
+def test_without_a_watcher_a_query_finds_edits_by_stat_and_reads_only_those(
+    example_root: Path,
+) -> None:
+    tree = LiveTree(example_root, watch=False)
+    edited = example_root / tree.index.require("wx-6ca4a1a9").path
+    edited.write_text(edited.read_text().replace("status: active", "status: review"))
+    later = edited.stat().st_mtime_ns + 1_000_000_000
+    os.utime(edited, ns=(later, later))
+    (example_root / tree.index.require("wx-1b2ba06b").path).unlink()
+    (example_root / "inbox" / "new.md").write_text(
+        TASK.format(id="n-1", title="N", status="active")
+    )
+    with tree.snapshot():
+        assert tree.last_refresh.files_read == 3
+        assert tree.index.require("wx-6ca4a1a9").status == "review"
+        assert "wx-1b2ba06b" not in tree.index
+        assert "n-1" in tree.index
+        assert same_as_fresh_load(tree)
+    tree.close()

@@ -1,0 +1,39 @@
+"""The file table: a whole load at once gives the same table as the files one by one."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from storage.model import Task
+from storage.table import FileResult, FileTable
+
+PATHS = st.sampled_from(["a.md", "b.md", "c.md", "d/e.md", "f.md"])
+IDS = st.sampled_from(["x", "y", "z", None])
+FILES = st.lists(st.tuples(PATHS, IDS, st.integers(0, 3)), max_size=12)
+
+
+def result(path: str, task_id: str | None, version: int) -> FileResult:
+    task = Task(id=task_id, title=f"v{version}", path=path) if task_id else None
+    return FileResult(path, (version, 1), task)
+
+
+@given(FILES)
+def test_a_table_built_at_once_equals_one_built_file_by_file(
+    files: list[tuple[str, str | None, int]],
+) -> None:
+    results = [result(*file) for file in files]
+    one_by_one = FileTable()
+    for each in results:
+        one_by_one.put(each)
+    at_once = FileTable.of(results)
+    assert at_once.files == one_by_one.files
+    assert at_once.duplicates() == one_by_one.duplicates()
+    assert sorted(at_once.tasks(), key=repr) == sorted(one_by_one.tasks(), key=repr)
+    assert at_once.problems() == one_by_one.problems()
+
+
+def test_the_first_path_wins_a_duplicate_id_whatever_the_load_order() -> None:
+    table = FileTable.of([result("b.md", "x", 0), result("a.md", "x", 0)])
+    assert table.path_of("x") == "a.md"
+    assert table.duplicates() == {"x": ("a.md", "b.md")}
