@@ -166,7 +166,9 @@ class LiveTree:
                 recursive=True,
                 ignore_permission_denied=True,
             ):
-                self._watch_ready.set()
+                if not self._watch_ready.is_set():  # the first yield: the watcher is up
+                    self._note(self._stat_walk())  # what changed while the tree loaded
+                    self._watch_ready.set()
                 self._collect(path for _, path in changes)
         except Exception:  # pragma: no cover - the fallback walk takes over
             log.exception("file watcher stopped; falling back to stat walks")
@@ -175,7 +177,10 @@ class LiveTree:
 
     def _collect(self, paths: Iterable[str]) -> None:
         prefix = str(self.root) + "/"
-        found = {p[len(prefix) :] for p in paths if p.startswith(prefix)}
+        self._note({p[len(prefix) :] for p in paths if p.startswith(prefix)})
+
+    def _note(self, found: set[str]) -> None:
+        """Queue changed paths (relative to the root) for the next refresh."""
         if found:
             with self._changed:
                 self._pending |= found

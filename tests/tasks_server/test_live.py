@@ -57,6 +57,26 @@ def test_editor_save_by_rename_is_seen_and_only_that_file_is_read(live: LiveTree
     assert same_as_fresh_load(live)
 
 
+class EditedWhileLoading(LiveTree):
+    """A tree whose task file is edited after the load and before the watcher starts."""
+
+    def _start_watcher(self) -> None:
+        path = self.root / self.index.require("wx-6ca4a1a9").path
+        path.write_text(path.read_text().replace("status: active", "status: done"))
+        super()._start_watcher()
+
+
+def test_an_edit_made_while_the_tree_loaded_reaches_the_first_query(example_root: Path) -> None:
+    tree = EditedWhileLoading(example_root, watch=True)
+    try:
+        assert tree.index.require("wx-6ca4a1a9").status == "active"  # loaded before the edit
+        tree.refresh()
+        assert tree.index.require("wx-6ca4a1a9").status == "done"
+        assert tree.last_refresh.files_read == 1
+    finally:
+        tree.close()
+
+
 def test_created_moved_and_deleted_files_are_seen(live: LiveTree) -> None:
     new = live.root / "wx" / "tasks" / "wx-0000cafe-new.md"
     new.write_text(TASK.format(id="wx-0000cafe", title="New", status="active"))
