@@ -113,8 +113,12 @@ async def call_tool(
     args: argparse.Namespace, tool: str, arguments: dict[str, Any]
 ) -> tuple[bool, dict[str, Any]]:
     """Run one tool through a real in-process MCP client session."""
-    async with Client(_local_server(args)) as client:
-        result = await client.call_tool(tool, arguments)
+    server = _local_server(args)
+    try:
+        async with Client(server) as client:
+            result = await client.call_tool(tool, arguments)
+    finally:
+        server.close()
     return not result.is_error, dict(result.structured_content or {})
 
 
@@ -176,10 +180,13 @@ def _run_serve(args: argparse.Namespace) -> int:
         bots=args.bots,
         bot=args.bot,
     )
-    if args.transport == "http":
-        serve_http(server, args.host, args.port, args.auth_token)
-    else:
-        server.run("stdio")
+    try:
+        if args.transport == "http":
+            serve_http(server, args.host, args.port, args.auth_token)
+        else:
+            server.run("stdio")
+    finally:
+        server.close()
     return 0
 
 
@@ -238,5 +245,6 @@ def _run_bots(args: argparse.Namespace) -> int:
 
     context = ServerContext.open(args.root or default_root(), bots=args.bots, watch=False)
     catalog = context.bots.catalog_json(only=args.bot) if context.bots else []
+    context.close()
     print(json.dumps(catalog, indent=2, ensure_ascii=False))
     return 0

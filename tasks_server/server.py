@@ -56,6 +56,11 @@ class TasksServer(MCPServer):
     def reset_listing(self) -> None:
         self._listing = None
 
+    def close(self) -> None:
+        """Stop watching and save the warm-start cache with what changed during the run."""
+        if self.context is not None:
+            self.context.close()
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Any = None
     ) -> CallToolResult | InputRequiredResult:

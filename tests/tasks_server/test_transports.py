@@ -14,6 +14,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from storage import cache
 from tasks_server.http import InsecureBind, check_bind
 
 SCRIPT = Path(sys.executable).with_name("tasks-server")
@@ -30,6 +31,20 @@ async def test_installed_console_script_serves_over_stdio(example_root: Path) ->
     assert "get_graph_metrics" in names and "create_task" not in names
     assert result.structured_content is not None
     assert result.structured_content["total_tasks"] == 50
+
+
+@pytest.mark.anyio
+async def test_a_served_tree_leaves_its_cache_current_when_the_client_hangs_up(
+    example_root: Path,
+) -> None:
+    params = StdioServerParameters(command=str(SCRIPT), args=["serve", "--root", str(example_root)])
+    async with Client(params) as client:
+        result = await client.call_tool(
+            "update_task", {"task_id": "wx-6ca4a1a9", "status": "in_progress"}
+        )
+    assert not result.is_error, result.structured_content
+    cached = {r.task.id: r.task for r in cache.load(example_root).values() if r.task}
+    assert cached["wx-6ca4a1a9"].status == "in_progress"
 
 
 def free_port() -> int:
