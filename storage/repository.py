@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from stat import S_ISREG
 
 from storage import codec
 from storage.errors import (
@@ -141,26 +142,28 @@ class TaskRepository:
         try:
             path = inside_root(self.root, relative)
         except PathOutsideRoot:
-            return FileResult(
-                relative,
-                (0, 0),
-                problem=Problem(relative, "unsafe_path", "symlink leaves the root"),
-            )
+            return _problem(relative, (0, 0), "unsafe_path", "symlink leaves the root")
+        except (OSError, RuntimeError) as exc:  # a symlink loop, a folder we may not enter
+            return _problem(relative, (0, 0), "unreadable", f"cannot resolve the path: {exc}")
         return self._read_file(relative, str(path))
 
     def _read_file(self, relative: str, path: str) -> FileResult | None:
         """One open, one fstat, one read: the stamp and the bytes come from the same open
         file (half the time of `stat` then `open().read()`)."""
         try:
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a pipe must not hang the load
         except FileNotFoundError:
             return None
+        except OSError as exc:
+            return _problem(relative, (0, 0), "unreadable", f"cannot open: {exc.strerror}")
         try:
             stat = os.fstat(fd)
             stamp = (stat.st_mtime_ns, stat.st_size)
+            if not S_ISREG(stat.st_mode):
+                return _problem(relative, stamp, "unreadable", "not a regular file")
             if stat.st_size > self.max_bytes:
                 message = f"file is {stat.st_size} bytes, over the {self.max_bytes}-byte limit"
-                return FileResult(relative, stamp, problem=Problem(relative, "too_large", message))
+                return _problem(relative, stamp, "too_large", message)
             data = _read_all(fd, stat.st_size)
         finally:
             os.close(fd)
@@ -336,6 +339,10 @@ def _stamp_of_entry(entry: os.DirEntry[str]) -> tuple[int, int] | None:
     return stat.st_mtime_ns, stat.st_size
 
 
+def _problem(relative: str, stamp: tuple[int, int], kind: ProblemKind, message: str) -> FileResult:
+    return FileResult(relative, stamp, problem=Problem(relative, kind, message))
+
+
 def _read_all(fd: int, size: int) -> bytes:
     """The whole file; one read when it still has the `size` its fstat gave."""
     data = os.read(fd, size + 1)
@@ -354,7 +361,7 @@ def _parse(relative: str, data: bytes, stamp: tuple[int, int]) -> FileResult:
         return FileResult(relative, stamp)
     except ParseError as exc:
         kind: ProblemKind = "not_utf8" if "UTF-8" in exc.detail else "parse_error"
-        return FileResult(relative, stamp, problem=Problem(relative, kind, exc.detail))
+        return _problem(relative, stamp, kind, exc.detail)
     return FileResult(relative, stamp, task=task)
 
 

@@ -25,7 +25,9 @@ from storage.model import Task
 
 __all__ = ["Delta", "FileResult", "FileTable", "Problem", "ProblemKind"]
 
-ProblemKind = Literal["parse_error", "not_utf8", "too_large", "duplicate_id", "unsafe_path"]
+ProblemKind = Literal[
+    "parse_error", "not_utf8", "too_large", "duplicate_id", "unsafe_path", "unreadable"
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -359,7 +359,9 @@ class GetIndexStatsInput(Input):
 
 class LoadProblem(BaseModel):
     path: str = Field(description="File path under the root.")
-    kind: str = Field(description="parse_error, not_utf8, too_large, duplicate_id, unsafe_path.")
+    kind: str = Field(
+        description="parse_error, not_utf8, too_large, duplicate_id, unsafe_path, unreadable."
+    )
     message: str = Field(description="What is wrong.")
 
 

@@ -171,6 +171,30 @@ def test_symlinks_leaving_the_root_are_neither_followed_nor_written(tmp_path: Pa
     assert "status: active" in (outside / "secret.md").read_text()
 
 
+def test_a_pipe_and_a_symlink_loop_named_like_tasks_are_reported_without_stopping_the_scan(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "a.md", TASK.format(id="a", title="A"))
+    os.mkfifo(tmp_path / "pipe.md")  # opening it for reading would wait for a writer
+    (tmp_path / "loop.md").symlink_to(tmp_path / "loop.md")
+    table = TaskRepository(tmp_path).scan()
+    assert [t.id for t in table.tasks()] == ["a"]
+    problems = {p.path: (p.kind, p.message) for p in table.problems()}
+    assert problems["pipe.md"] == ("unreadable", "not a regular file")
+    assert problems["loop.md"][0] == "unreadable"
+    assert "cannot resolve" in problems["loop.md"][1]
+
+
+def test_a_file_that_cannot_be_opened_is_a_problem_not_an_error(tmp_path: Path) -> None:
+    name = "a" * 300 + ".md"  # longer than a file name may be: open fails (as root too)
+    result = TaskRepository(tmp_path).read(name)
+    assert result is not None and result.problem is not None
+    assert (result.problem.kind, result.problem.message) == (
+        "unreadable",
+        "cannot open: File name too long",
+    )
+
+
 def test_a_survey_keeps_current_results_and_lists_changed_new_and_linked_files(
     tmp_path: Path,
 ) -> None:
