@@ -25,6 +25,7 @@ from collections.abc import Collection, Iterable
 from typing import Self
 
 from graph._engine import Engine
+from graph._order import Group, GroupKind, Order, OrderedIds, sort_key
 from graph._records import Record
 from graph._store import Kind
 from graph._tally import Tally
@@ -33,7 +34,7 @@ from graph.errors import CycleError, UnknownTask
 from graph.facts import BlockedReasons, TaskFacts
 from storage.model import TERMINAL_STATUSES, Task
 
-__all__ = ["TaskIndex", "would_create_cycle"]
+__all__ = ["GroupKind", "OrderedIds", "TaskIndex", "would_create_cycle"]
 
 
 class TaskIndex:
@@ -42,6 +43,7 @@ class TaskIndex:
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self._engine = Engine()
+        self._order = Order()
 
     @classmethod
     def build(cls, tasks: Iterable[Task]) -> Self:
@@ -51,9 +53,15 @@ class TaskIndex:
         return index
 
     def apply(self, upserted: Iterable[Task] = (), removed: Iterable[str] = ()) -> None:
-        """Put new or changed tasks in and take removed ids out, at the cost of the change."""
+        """Put new or changed tasks in and take removed ids out, at the cost of the change
+        (an id in both is upserted)."""
         with self.lock:
-            self._engine.apply(upserted, removed)
+            changed = {task.id: task for task in upserted}
+            gone = set(removed) - changed.keys()
+            moves = [(self.get(i), changed.get(i)) for i in changed.keys() | gone]
+            self._order.leave(moves, self.sort_key)
+            self._engine.apply(changed.values(), gone)
+            self._order.join(moves, self.sort_key)
 
     # --- tasks -----------------------------------------------------------------------------
 
@@ -75,8 +83,7 @@ class TaskIndex:
 
     def sort_key(self, task_id: str) -> tuple[int, int, str]:
         """The one task order of every list: (priority, order, id)."""
-        task = self._engine.store.tasks[task_id]
-        return task.priority, task.order, task.id
+        return sort_key(self._engine.store.tasks[task_id])
 
     def sorted_ids(self, ids: Iterable[str]) -> list[str]:
         """`ids` (all existing) in the task order (priority, order, id)."""
@@ -96,18 +103,51 @@ class TaskIndex:
 
     def project_ids(self, project: str | None) -> list[str]:
         """Ids of the tasks of `project` (None: tasks without one), in the task order."""
-        return self.sorted_ids(self._engine.store.by_project.get(project, ()))
+        return self._ids(("project", project))
 
     def project_members(self, project: str | None) -> Collection[str]:
         """The ids of `project`, unordered (for counting)."""
         return self._engine.store.by_project.get(project, frozenset())
+
+    def in_order(
+        self, kind: GroupKind, value: str | None = None, *, without: str | None = None
+    ) -> OrderedIds:
+        """A live, sliceable view of a group's ids in the task order, kept sorted between
+        edits: `"project"` (`value`: the project name, None for tasks without one),
+        `"orphans"`, or the tasks naming `value` in a field (`"parent"`: its children,
+        `"depends_on"`: the tasks it blocks, `"soft_depends_on"`). `without` leaves that task
+        out. The first read of a group records it, so read under `lock`."""
+        return self._order.view(
+            (kind, value),
+            self._group_members,
+            self.sort_key,
+            without=without if without in self else None,
+        )
+
+    def _ids(self, group: Group) -> list[str]:
+        """A group's ids in the task order, as a new list."""
+        return list(self._order.ids(group, self._group_members, self.sort_key))
+
+    def _group_members(self, group: Group) -> Iterable[str]:
+        """The ids in a group of `in_order` as the store has them now (unordered)."""
+        kind, value = group
+        store = self._engine.store
+        if kind == "project":
+            return store.by_project.get(value, ())
+        if kind == "orphans":
+            return self._engine.tally.orphans
+        if value is None:
+            return ()
+        if value in store.tasks:
+            return store.sources(kind, value)
+        return store.missing[kind].get(value, ())
 
     # --- edges -----------------------------------------------------------------------------
 
     def children(self, task_id: str) -> list[str]:
         """Tasks whose parent is `task_id`, in the task order."""
         self.require(task_id)
-        return self.sorted_ids(self._engine.store.sources("parent", task_id))
+        return self._ids(("parent", task_id))
 
     def dependencies(self, task_id: str) -> list[str]:
         """`depends_on` as written (repeats dropped), dangling ids included."""
@@ -116,7 +156,7 @@ class TaskIndex:
     def dependents(self, task_id: str) -> list[str]:
         """Tasks whose depends_on names `task_id` (the tasks it blocks), in the task order."""
         self.require(task_id)
-        return self.sorted_ids(self._engine.store.sources("depends_on", task_id))
+        return self._ids(("depends_on", task_id))
 
     def soft_dependencies(self, task_id: str) -> list[str]:
         """`soft_depends_on` as written (repeats dropped), dangling ids included."""
@@ -125,7 +165,7 @@ class TaskIndex:
     def soft_dependents(self, task_id: str) -> list[str]:
         """Tasks whose soft_depends_on names `task_id`, in the task order."""
         self.require(task_id)
-        return self.sorted_ids(self._engine.store.sources("soft_depends_on", task_id))
+        return self._ids(("soft_depends_on", task_id))
 
     def ancestors(self, task_id: str) -> list[str]:
         """Parent, grandparent, ...: nearest first, each once (stops where a cycle closes)."""

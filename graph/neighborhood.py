@@ -4,9 +4,16 @@
 The lists name existing tasks only, so that each id can be expanded into a task view; ids a
 task names that no task has are listed apart (`dangling_*`). Relevance is the reader's call:
 same-project and orphan lists are complete, never filtered.
+
+Every list of tasks comes as one window, the same `[offset, offset + limit)` of each list,
+with its `*_total` over all windows; `limit=None` gives whole lists. The lists are read from
+the index's kept order, so a window costs its own length, not a sort of the whole group.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,6 +22,7 @@ from graph.index import TaskIndex
 __all__ = ["DecompositionContext", "Neighborhood", "decomposition_context", "neighborhood"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
+WINDOWED = "This window of the list (offset, limit); see the total."
 
 
 class Neighborhood(BaseModel):
@@ -25,18 +33,31 @@ class Neighborhood(BaseModel):
     task_id: str = Field(description="The task.")
     parent: str | None = Field(description="Parent id, if that task exists.")
     dangling_parent: str | None = Field(description="Parent id as written when no task has it.")
-    children: list[str] = Field(description="Tasks whose parent is this task.")
-    depends_on: list[str] = Field(description="Existing tasks this task depends on.")
-    dangling_dependencies: list[str] = Field(description="depends_on ids no task has, sorted.")
-    blocks: list[str] = Field(description="Tasks whose depends_on names this task.")
-    soft_depends_on: list[str] = Field(description="Existing tasks named in soft_depends_on.")
-    soft_blocks: list[str] = Field(description="Tasks whose soft_depends_on names this task.")
+    children: list[str] = Field(description=f"Tasks whose parent is this task. {WINDOWED}")
+    children_total: int = Field(description="Children, all windows.")
+    depends_on: list[str] = Field(description=f"Existing tasks this depends on. {WINDOWED}")
+    depends_on_total: int = Field(description="Existing dependencies, all windows.")
+    dangling_dependencies: list[str] = Field(
+        description="depends_on ids no task has, sorted (whole: ids as the task writes them)."
+    )
+    blocks: list[str] = Field(description=f"Tasks whose depends_on names this task. {WINDOWED}")
+    blocks_total: int = Field(description="Tasks it blocks, all windows.")
+    soft_depends_on: list[str] = Field(
+        description=f"Existing tasks named in soft_depends_on. {WINDOWED}"
+    )
+    soft_depends_on_total: int = Field(description="Existing soft dependencies, all windows.")
+    soft_blocks: list[str] = Field(
+        description=f"Tasks whose soft_depends_on names this task. {WINDOWED}"
+    )
+    soft_blocks_total: int = Field(description="Soft dependents, all windows.")
     same_project_tasks: list[str] = Field(
-        description="Every other task of the same project (empty when the task has none)."
+        description=f"Every other task of the same project (none without one). {WINDOWED}"
     )
+    same_project_total: int = Field(description="Other tasks of the project, all windows.")
     orphan_tasks: list[str] = Field(
-        description="Every other task with no parent and no depends_on."
+        description=f"Every other task with no parent and no depends_on. {WINDOWED}"
     )
+    orphan_total: int = Field(description="Other orphan tasks, all windows.")
 
 
 class DecompositionContext(BaseModel):
@@ -45,71 +66,113 @@ class DecompositionContext(BaseModel):
     model_config = _FROZEN
 
     task_id: str = Field(description="The task to decompose.")
-    existing_children: list[str] = Field(description="Its current children.")
+    existing_children: list[str] = Field(description=f"Its current children. {WINDOWED}")
+    existing_children_total: int = Field(description="Its children, all windows.")
     parent: str | None = Field(description="Its parent id, if that task exists.")
-    siblings: list[str] = Field(description="Other children of its parent.")
+    siblings: list[str] = Field(description=f"Other children of its parent. {WINDOWED}")
+    siblings_total: int = Field(description="Other children of its parent, all windows.")
     project: str | None = Field(description="Its project, if any.")
     project_tasks: list[str] = Field(
-        description="Every other task of the same project (empty when the task has none)."
+        description=f"Every other task of the same project (none without one). {WINDOWED}"
     )
+    project_tasks_total: int = Field(description="Other tasks of the project, all windows.")
+
+
+class _Cut(NamedTuple):
+    ids: list[str]
+    total: int
+
+
+def _cut(ids: Sequence[str], offset: int, limit: int | None) -> _Cut:
+    """The window `[offset, offset + limit)` of `ids`, and how many there are in all."""
+    stop = None if limit is None else offset + limit
+    return _Cut(list(ids[offset:stop]), len(ids))
 
 
 def _existing(index: TaskIndex, ids: list[str]) -> list[str]:
     return index.sorted_ids({i for i in ids if i in index})
 
 
-def _project_others(index: TaskIndex, task_id: str) -> list[str]:
+def _project_others(index: TaskIndex, task_id: str) -> Sequence[str]:
     project = index.require(task_id).project
     if project is None:
         return []
-    return [i for i in index.project_ids(project) if i != task_id]
+    return index.in_order("project", project, without=task_id)
 
 
-def neighborhood(index: TaskIndex, task_id: str) -> Neighborhood:
-    """The task's parent, children, dependencies, dependents, project mates and orphans.
+def neighborhood(
+    index: TaskIndex, task_id: str, *, offset: int = 0, limit: int | None = None
+) -> Neighborhood:
+    """The task's parent, children, dependencies, dependents, project mates and orphans:
+    the window `[offset, offset + limit)` of each list (whole lists when `limit` is None).
 
     >>> from storage.model import Task
     >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md"),
-    ...                          Task(id="b", title="B", path="b.md", depends_on=("a", "z"))])
-    >>> n = neighborhood(index, "a")
-    >>> n.blocks, n.orphan_tasks, neighborhood(index, "b").dangling_dependencies
-    (['b'], [], ['z'])
+    ...                          Task(id="b", title="B", path="b.md", depends_on=("a", "z")),
+    ...                          Task(id="c", title="C", path="c.md", depends_on=("a",))])
+    >>> n = neighborhood(index, "a", limit=1)
+    >>> n.blocks, n.blocks_total, n.orphan_tasks, neighborhood(index, "b").dangling_dependencies
+    (['b'], 2, [], ['z'])
     """
     task = index.require(task_id)
     parent = task.parent if task.parent in index else None
+    children = _cut(index.in_order("parent", task_id), offset, limit)
+    depends_on = _cut(_existing(index, index.dependencies(task_id)), offset, limit)
+    blocks = _cut(index.in_order("depends_on", task_id), offset, limit)
+    soft_depends_on = _cut(_existing(index, index.soft_dependencies(task_id)), offset, limit)
+    soft_blocks = _cut(index.in_order("soft_depends_on", task_id), offset, limit)
+    same_project = _cut(_project_others(index, task_id), offset, limit)
+    orphans = _cut(index.in_order("orphans", without=task_id), offset, limit)
     return Neighborhood(
         task_id=task_id,
         parent=parent,
         dangling_parent=task.parent if task.parent is not None and parent is None else None,
-        children=index.children(task_id),
-        depends_on=_existing(index, index.dependencies(task_id)),
+        children=children.ids,
+        children_total=children.total,
+        depends_on=depends_on.ids,
+        depends_on_total=depends_on.total,
         dangling_dependencies=sorted({d for d in task.depends_on if d not in index}),
-        blocks=index.dependents(task_id),
-        soft_depends_on=_existing(index, index.soft_dependencies(task_id)),
-        soft_blocks=index.soft_dependents(task_id),
-        same_project_tasks=_project_others(index, task_id),
-        orphan_tasks=index.sorted_ids(index.tally.orphans - {task_id}),
+        blocks=blocks.ids,
+        blocks_total=blocks.total,
+        soft_depends_on=soft_depends_on.ids,
+        soft_depends_on_total=soft_depends_on.total,
+        soft_blocks=soft_blocks.ids,
+        soft_blocks_total=soft_blocks.total,
+        same_project_tasks=same_project.ids,
+        same_project_total=same_project.total,
+        orphan_tasks=orphans.ids,
+        orphan_total=orphans.total,
     )
 
 
-def decomposition_context(index: TaskIndex, task_id: str) -> DecompositionContext:
-    """The task's children, parent and siblings, and its project's other tasks.
+def decomposition_context(
+    index: TaskIndex, task_id: str, *, offset: int = 0, limit: int | None = None
+) -> DecompositionContext:
+    """The task's children, parent and siblings, and its project's other tasks: the window
+    `[offset, offset + limit)` of each list (whole lists when `limit` is None).
 
     >>> from storage.model import Task
     >>> index = TaskIndex.build([Task(id="p", title="P", path="p.md"),
     ...                          Task(id="a", title="A", path="a.md", parent="p"),
     ...                          Task(id="b", title="B", path="b.md", parent="p")])
-    >>> decomposition_context(index, "a").siblings
-    ['b']
+    >>> c = decomposition_context(index, "a")
+    >>> c.siblings, c.siblings_total
+    (['b'], 1)
     """
     task = index.require(task_id)
     parent = task.parent if task.parent in index else None
-    siblings = [] if parent is None else [c for c in index.children(parent) if c != task_id]
+    mates = [] if parent is None else index.in_order("parent", parent, without=task_id)
+    children = _cut(index.in_order("parent", task_id), offset, limit)
+    siblings = _cut(mates, offset, limit)
+    project_tasks = _cut(_project_others(index, task_id), offset, limit)
     return DecompositionContext(
         task_id=task_id,
-        existing_children=index.children(task_id),
+        existing_children=children.ids,
+        existing_children_total=children.total,
         parent=parent,
-        siblings=siblings,
+        siblings=siblings.ids,
+        siblings_total=siblings.total,
         project=task.project,
-        project_tasks=_project_others(index, task_id),
+        project_tasks=project_tasks.ids,
+        project_tasks_total=project_tasks.total,
     )

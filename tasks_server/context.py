@@ -14,7 +14,7 @@ from storage.repository import mtime_of
 from storage.timestamps import utc_now
 from tasks_server.live import LiveTree
 from tasks_server.models import PagedInput
-from tasks_server.paging import Page, paginate
+from tasks_server.paging import Page, Window, open_window, paginate
 from tasks_server.views import Fields, TaskBrief, TaskView, to_brief, to_view
 
 if TYPE_CHECKING:
@@ -90,6 +90,10 @@ class ServerContext:
             ids, limit=args.limit, cursor=args.cursor, query=query, generation=self.live.generation
         )
         return self.views(page.items, args.fields, max_body_chars=args.max_body_chars), page
+
+    def window(self, *, limit: int, cursor: str | None, query: object) -> Window:
+        """The window after `cursor`, for a result that pages several lists with one cursor."""
+        return open_window(limit=limit, cursor=cursor, query=query, generation=self.live.generation)
 
     def close(self) -> None:
         self.live.close()

@@ -17,7 +17,7 @@ from typing import Generic, TypeVar
 
 from tasks_server.errors import InvalidCursor
 
-__all__ = ["Page", "paginate"]
+__all__ = ["Page", "Window", "open_window", "paginate"]
 
 T = TypeVar("T")
 
@@ -45,15 +45,34 @@ def _decode(cursor: str) -> tuple[str, int, int]:
         query, generation, offset = json.loads(base64.urlsafe_b64decode(padded))
     except (ValueError, TypeError, binascii.Error) as exc:
         raise InvalidCursor("cursor is not one this server issued") from exc
-    if not (isinstance(query, str) and isinstance(generation, int) and isinstance(offset, int)):
+    fits = isinstance(query, str) and isinstance(generation, int) and isinstance(offset, int)
+    if not fits or offset < 0:
         raise InvalidCursor("cursor is not one this server issued")
     return query, generation, offset
 
 
-def paginate(
-    items: Sequence[T], *, limit: int, cursor: str | None, query: object, generation: int
-) -> Page[T]:
-    """The page of `items` after `cursor` (or the first page)."""
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Where a page starts, checked against the query and the tree's state, and the cursor
+    for what follows it (for results that page several lists with one cursor)."""
+
+    offset: int
+    limit: int
+    fingerprint: str
+    generation: int
+
+    @property
+    def stop(self) -> int:
+        return self.offset + self.limit
+
+    def next_cursor(self, total: int) -> str | None:
+        """The cursor after this window over lists of at most `total` items (None: done)."""
+        return _encode(self.fingerprint, self.generation, self.stop) if self.stop < total else None
+
+
+def open_window(*, limit: int, cursor: str | None, query: object, generation: int) -> Window:
+    """The window after `cursor` (or the first one); a cursor of another query or of an
+    earlier state of the tree is refused with `InvalidCursor`."""
     fingerprint = _fingerprint(query)
     offset = 0
     if cursor:
@@ -62,8 +81,14 @@ def paginate(
             raise InvalidCursor("cursor belongs to a different query; restart without it")
         if cursor_generation != generation:
             raise InvalidCursor("the task tree changed since this cursor; restart without it")
-    end = offset + limit
-    more = end < len(items)
+    return Window(offset, limit, fingerprint, generation)
+
+
+def paginate(
+    items: Sequence[T], *, limit: int, cursor: str | None, query: object, generation: int
+) -> Page[T]:
+    """The page of `items` after `cursor` (or the first page)."""
+    window = open_window(limit=limit, cursor=cursor, query=query, generation=generation)
     return Page(
-        list(items[offset:end]), len(items), _encode(fingerprint, generation, end) if more else None
+        list(items[window.offset : window.stop]), len(items), window.next_cursor(len(items))
     )

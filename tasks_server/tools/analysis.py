@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from graph import metrics, neighborhood, review, signals, topology
+from graph import metrics, review, signals, topology
 from graph.metrics import GraphMetrics
 from graph.review import Staleness, Velocity
 from graph.signals import DuplicateIdSignal, StructuralSignals, UnparseableFile
@@ -22,9 +22,8 @@ from tasks_server.guidance import guide
 from tasks_server.models import Envelope, Input, PageInfo
 from tasks_server.paging import paginate
 from tasks_server.registry import tool
-from tasks_server.views import TaskBrief, TaskView
+from tasks_server.views import TaskBrief
 
-TASK_ID = "Exact task id."
 LIMIT = Field(100, ge=1, le=1000, description="Page size for long lists.")
 CURSOR = Field(None, description="next_cursor from the previous page.")
 
@@ -101,121 +100,6 @@ def get_task_scoring_factors(
             ["get_task", "get_task_neighborhood"],
         ),
     )
-
-
-class TaskIdInput(Input):
-    task_id: str = Field(description=TASK_ID)
-    limit: int = LIMIT
-    cursor: str | None = CURSOR
-
-
-class ParentContext(BaseModel):
-    parent: TaskBrief | None = Field(description="The parent task, if any.")
-    siblings: list[TaskBrief] = Field(description="Other children of the parent.")
-
-
-class ProjectContext(BaseModel):
-    project: str | None = Field(description="The task's project.")
-    project_tasks: list[TaskBrief] = Field(description="Other tasks of the project (paged).")
-    project_tasks_total: int = Field(description="Other tasks of the project, all pages.")
-
-
-class GetDecompositionContextOutput(Envelope):
-    task: TaskView = Field(description="The task, in full.")
-    existing_children: list[TaskBrief] = Field(description="Children it already has.")
-    parent_context: ParentContext
-    project_context: ProjectContext
-    next_cursor: str | None = Field(description="Cursor for more project_tasks; null at the end.")
-
-
-@tool("query", read_only=True, idempotent=True)
-def get_decomposition_context(
-    ctx: ServerContext, args: TaskIdInput
-) -> GetDecompositionContextOutput:
-    """What you need to split a task: it, its children, parent and siblings, project peers."""
-    with ctx.live.snapshot():
-        found = neighborhood.decomposition_context(ctx.index, args.task_id)
-        page = paginate(
-            found.project_tasks,
-            limit=args.limit,
-            cursor=args.cursor,
-            query=("decomposition", args.task_id),
-            generation=ctx.live.generation,
-        )
-        parent = ctx.briefs([found.parent])[0] if found.parent else None
-        result = GetDecompositionContextOutput(
-            task=ctx.view(ctx.index.require(args.task_id), "full"),
-            existing_children=ctx.briefs(found.existing_children),
-            parent_context=ParentContext(parent=parent, siblings=ctx.briefs(found.siblings)),
-            project_context=ProjectContext(
-                project=found.project,
-                project_tasks=ctx.briefs(page.items),
-                project_tasks_total=page.total,
-            ),
-            next_cursor=page.next_cursor,
-            guidance=guide(
-                "decomposition_context",
-                f"Propose children, then call decompose_task on {args.task_id}",
-                ["decompose_task", "get_task_neighborhood"],
-            ),
-        )
-    return result
-
-
-class Relationships(BaseModel):
-    parent: TaskBrief | None = Field(description="Parent task.")
-    children: list[TaskBrief] = Field(description="Child tasks.")
-    depends_on: list[TaskBrief] = Field(description="Hard dependencies that exist.")
-    blocks: list[TaskBrief] = Field(description="Tasks that depend on this one.")
-
-
-class GetTaskNeighborhoodOutput(Envelope):
-    task: TaskView = Field(description="The task, in full.")
-    existing_relationships: Relationships
-    same_project_tasks: list[TaskBrief] = Field(description="Other tasks of its project (paged).")
-    same_project_total: int = Field(description="Other tasks of its project, all pages.")
-    orphan_tasks: list[TaskBrief] = Field(
-        description="Tasks with no parent and no dependencies (paged)."
-    )
-    orphan_total: int = Field(description="Orphan tasks, all pages.")
-    next_cursor: str | None = Field(description="Cursor for the next page of both lists.")
-
-
-@tool("query", read_only=True, idempotent=True)
-def get_task_neighborhood(ctx: ServerContext, args: TaskIdInput) -> GetTaskNeighborhoodOutput:
-    """A task with its parent, children, dependencies, dependents, project peers and the
-    orphan tasks. You decide which relationships to add."""
-    with ctx.live.snapshot():
-        found = neighborhood.neighborhood(ctx.index, args.task_id)
-        size = max(len(found.same_project_tasks), len(found.orphan_tasks))
-        page = paginate(
-            range(size),
-            limit=args.limit,
-            cursor=args.cursor,
-            query=("neighborhood", args.task_id),
-            generation=ctx.live.generation,
-        )
-        window = slice(page.items[0], page.items[-1] + 1) if page.items else slice(0, 0)
-        result = GetTaskNeighborhoodOutput(
-            task=ctx.view(ctx.index.require(args.task_id), "full"),
-            existing_relationships=Relationships(
-                parent=ctx.briefs([found.parent])[0] if found.parent else None,
-                children=ctx.briefs(found.children),
-                depends_on=ctx.briefs(d for d in found.depends_on if d in ctx.index),
-                blocks=ctx.briefs(found.blocks),
-            ),
-            same_project_tasks=ctx.briefs(found.same_project_tasks[window]),
-            same_project_total=len(found.same_project_tasks),
-            orphan_tasks=ctx.briefs(found.orphan_tasks[window]),
-            orphan_total=len(found.orphan_tasks),
-            next_cursor=page.next_cursor,
-            guidance=guide(
-                "neighborhood_shown",
-                "Read the lists; link tasks with update_task",
-                ["update_task", "get_decomposition_context"],
-            ),
-        )
-    return result
 
 
 class GetTasksWithTopologyInput(Input):

@@ -7,7 +7,7 @@ from datetime import timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph.index import TaskIndex
+from graph.index import GroupKind, TaskIndex
 from storage.model import Task
 from tests.graph.builders import NOW, state_of, task
 
@@ -19,7 +19,7 @@ STAMPS = [None, *(NOW - timedelta(days=d) for d in range(4))]
 
 names = st.sampled_from(NAMES)
 tasks = st.builds(
-    lambda task_id, status, parent, deps, soft, project, kind, priority, modified, completed: task(
+    lambda task_id, status, parent, deps, soft, project, kind, priority, order, stamps: task(
         task_id,
         status=status,
         parent=parent,
@@ -28,8 +28,9 @@ tasks = st.builds(
         project=project,
         type=kind,
         priority=priority,
-        modified=modified,
-        completed=completed,
+        order=order,
+        modified=stamps[0],
+        completed=stamps[1],
     ),
     st.sampled_from(IDS),
     st.sampled_from(STATUSES),
@@ -39,8 +40,8 @@ tasks = st.builds(
     st.sampled_from([None, "p1", "p2"]),
     st.sampled_from(["task", "epic", "bug"]),
     st.integers(0, 2),
-    st.sampled_from(STAMPS),
-    st.sampled_from(STAMPS),
+    st.integers(0, 2),
+    st.tuples(st.sampled_from(STAMPS), st.sampled_from(STAMPS)),
 )
 edits = st.lists(
     st.tuples(st.lists(tasks, max_size=3), st.lists(st.sampled_from(IDS), max_size=2)),
@@ -49,8 +50,38 @@ edits = st.lists(
 )
 
 
+PROJECTS = [None, "p1", "p2"]
+GROUPS: list[tuple[GroupKind, str | None]] = [
+    *(("project", p) for p in PROJECTS),
+    ("orphans", None),
+    *((kind, n) for kind in ("parent", "depends_on", "soft_depends_on") for n in NAMES),
+]
+
+
 def current(index: TaskIndex) -> list[Task]:
     return index.tasks()
+
+
+def is_member(item: Task, kind: GroupKind, value: str | None) -> bool:
+    """Group membership read straight off the task's fields (the oracle)."""
+    if kind == "project":
+        return item.project == value
+    if kind == "orphans":
+        return item.parent is None and not item.depends_on
+    if kind == "parent":
+        return item.parent == value
+    return value in (item.depends_on if kind == "depends_on" else item.soft_depends_on)
+
+
+def sorted_afresh(index: TaskIndex) -> dict[tuple[str, str | None], list[str]]:
+    """Every group's ids by filtering every task and sorting them now."""
+    everything = sorted(index.tasks(), key=lambda t: (t.priority, t.order, t.id))
+    return {(k, v): [t.id for t in everything if is_member(t, k, v)] for k, v in GROUPS}
+
+
+def kept_orders(index: TaskIndex) -> dict[tuple[str, str | None], list[str]]:
+    """Every group's ids as the index keeps them (reading a group keeps it from then on)."""
+    return {(k, v): index.in_order(k, v)[:] for k, v in GROUPS}
 
 
 @settings(max_examples=200, deadline=None)
@@ -74,3 +105,19 @@ def test_building_in_any_order_gives_the_same_index(start: list[Task]) -> None:
     for item in unique:
         one_by_one.apply([item])
     assert state_of(forward) == state_of(backward) == state_of(one_by_one)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(tasks, max_size=7), edits, st.sampled_from(IDS))
+def test_kept_task_orders_stay_equal_to_sorting_afresh_after_any_edits(
+    start: list[Task], steps: list[tuple[list[Task], list[str]]], left_out: str
+) -> None:
+    index = TaskIndex.build(start)
+    assert kept_orders(index) == sorted_afresh(index)
+    for upserted, removed in steps:
+        index.apply(upserted, removed)
+        expected = sorted_afresh(index)
+        assert kept_orders(index) == expected == kept_orders(TaskIndex.build(current(index)))
+        for (kind, value), ids in expected.items():
+            without = [i for i in ids if i != left_out]
+            assert index.in_order(kind, value, without=left_out)[:] == without

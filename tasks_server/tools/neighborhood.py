@@ -1,0 +1,165 @@
+"""Query tier, seed 004: a task's neighbourhood and its decomposition context.
+
+Every list in these results is paged with one `limit` and one `cursor`: a page holds the
+same window of each list, each list carries its `*_total`, and `next_cursor` stays set until
+the longest list is done. Nothing is cut silently.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from graph import neighborhood
+from tasks_server.context import ServerContext
+from tasks_server.guidance import Guidance, guide
+from tasks_server.models import Envelope, Input
+from tasks_server.registry import tool
+from tasks_server.views import TaskBrief, TaskView
+
+PAGED = "This page (see limit, cursor)."
+NEXT_CURSOR = "Pass as cursor for the next page of every list; null when all lists are done."
+
+
+class TaskIdInput(Input):
+    task_id: str = Field(description="Exact task id.")
+    limit: int = Field(100, ge=1, le=1000, description="Page size: at most this many per list.")
+    cursor: str | None = Field(None, description="next_cursor from the previous page.")
+
+
+def _guidance(
+    tool_name: str, state: str, next_cursor: str | None, then: str, tools: list[str]
+) -> Guidance:
+    """Guidance that first asks for the rest of the lists while pages remain."""
+    more = f"Call {tool_name} with cursor=next_cursor for the rest of the lists"
+    return guide(state, more if next_cursor else then, tools)
+
+
+class ParentContext(BaseModel):
+    parent: TaskBrief | None = Field(description="The parent task, if any.")
+    siblings: list[TaskBrief] = Field(description=f"Other children of the parent. {PAGED}")
+    siblings_total: int = Field(description="Other children of the parent, all pages.")
+
+
+class ProjectContext(BaseModel):
+    project: str | None = Field(description="The task's project.")
+    project_tasks: list[TaskBrief] = Field(description=f"Other tasks of the project. {PAGED}")
+    project_tasks_total: int = Field(description="Other tasks of the project, all pages.")
+
+
+class GetDecompositionContextOutput(Envelope):
+    task: TaskView = Field(description="The task, in full.")
+    existing_children: list[TaskBrief] = Field(description=f"Children it already has. {PAGED}")
+    existing_children_total: int = Field(description="Children it already has, all pages.")
+    parent_context: ParentContext
+    project_context: ProjectContext
+    next_cursor: str | None = Field(description=NEXT_CURSOR)
+
+
+@tool("query", read_only=True, idempotent=True)
+def get_decomposition_context(
+    ctx: ServerContext, args: TaskIdInput
+) -> GetDecompositionContextOutput:
+    """What you need to split a task: it, its children, parent and siblings, project peers.
+    Lists are paged together: follow next_cursor until null."""
+    with ctx.live.snapshot():
+        window = ctx.window(
+            limit=args.limit, cursor=args.cursor, query=("decomposition", args.task_id)
+        )
+        found = neighborhood.decomposition_context(
+            ctx.index, args.task_id, offset=window.offset, limit=window.limit
+        )
+        next_cursor = window.next_cursor(
+            max(found.existing_children_total, found.siblings_total, found.project_tasks_total)
+        )
+        result = GetDecompositionContextOutput(
+            task=ctx.view(ctx.index.require(args.task_id), "full"),
+            existing_children=ctx.briefs(found.existing_children),
+            existing_children_total=found.existing_children_total,
+            parent_context=ParentContext(
+                parent=ctx.briefs([found.parent])[0] if found.parent else None,
+                siblings=ctx.briefs(found.siblings),
+                siblings_total=found.siblings_total,
+            ),
+            project_context=ProjectContext(
+                project=found.project,
+                project_tasks=ctx.briefs(found.project_tasks),
+                project_tasks_total=found.project_tasks_total,
+            ),
+            next_cursor=next_cursor,
+            guidance=_guidance(
+                "get_decomposition_context",
+                "decomposition_context",
+                next_cursor,
+                f"Propose children, then call decompose_task on {args.task_id}",
+                ["decompose_task", "get_task_neighborhood"],
+            ),
+        )
+    return result
+
+
+class Relationships(BaseModel):
+    parent: TaskBrief | None = Field(description="Parent task.")
+    children: list[TaskBrief] = Field(description=f"Child tasks. {PAGED}")
+    children_total: int = Field(description="Child tasks, all pages.")
+    depends_on: list[TaskBrief] = Field(description=f"Hard dependencies that exist. {PAGED}")
+    depends_on_total: int = Field(description="Hard dependencies that exist, all pages.")
+    blocks: list[TaskBrief] = Field(description=f"Tasks that depend on this one. {PAGED}")
+    blocks_total: int = Field(description="Tasks that depend on this one, all pages.")
+
+
+class GetTaskNeighborhoodOutput(Envelope):
+    task: TaskView = Field(description="The task, in full.")
+    existing_relationships: Relationships
+    same_project_tasks: list[TaskBrief] = Field(description=f"Other tasks of its project. {PAGED}")
+    same_project_total: int = Field(description="Other tasks of its project, all pages.")
+    orphan_tasks: list[TaskBrief] = Field(
+        description=f"Tasks with no parent and no dependencies. {PAGED}"
+    )
+    orphan_total: int = Field(description="Orphan tasks, all pages.")
+    next_cursor: str | None = Field(description=NEXT_CURSOR)
+
+
+def _neighborhood_total(found: neighborhood.Neighborhood) -> int:
+    """The longest of the lists this tool returns (the soft lists are not among them)."""
+    relationships = max(found.children_total, found.depends_on_total, found.blocks_total)
+    return max(relationships, found.same_project_total, found.orphan_total)
+
+
+@tool("query", read_only=True, idempotent=True)
+def get_task_neighborhood(ctx: ServerContext, args: TaskIdInput) -> GetTaskNeighborhoodOutput:
+    """A task with its parent, children, dependencies, dependents, project peers and the
+    orphan tasks. Lists are paged together: follow next_cursor until null. You decide which
+    relationships to add."""
+    with ctx.live.snapshot():
+        window = ctx.window(
+            limit=args.limit, cursor=args.cursor, query=("neighborhood", args.task_id)
+        )
+        found = neighborhood.neighborhood(
+            ctx.index, args.task_id, offset=window.offset, limit=window.limit
+        )
+        next_cursor = window.next_cursor(_neighborhood_total(found))
+        result = GetTaskNeighborhoodOutput(
+            task=ctx.view(ctx.index.require(args.task_id), "full"),
+            existing_relationships=Relationships(
+                parent=ctx.briefs([found.parent])[0] if found.parent else None,
+                children=ctx.briefs(found.children),
+                children_total=found.children_total,
+                depends_on=ctx.briefs(found.depends_on),
+                depends_on_total=found.depends_on_total,
+                blocks=ctx.briefs(found.blocks),
+                blocks_total=found.blocks_total,
+            ),
+            same_project_tasks=ctx.briefs(found.same_project_tasks),
+            same_project_total=found.same_project_total,
+            orphan_tasks=ctx.briefs(found.orphan_tasks),
+            orphan_total=found.orphan_total,
+            next_cursor=next_cursor,
+            guidance=_guidance(
+                "get_task_neighborhood",
+                "neighborhood_shown",
+                next_cursor,
+                "Read the lists; link tasks with update_task",
+                ["update_task", "get_decomposition_context"],
+            ),
+        )
+    return result
