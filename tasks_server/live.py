@@ -151,8 +151,7 @@ class LiveTree:
 
     def _start_watcher(self) -> None:
         self._watcher = threading.Thread(target=self._watch, name="tasks-watch", daemon=True)
-        self._watcher.start()
-        self._watch_ready.wait(timeout=5)
+        self._watcher.start()  # not waited for: until it is up, `refresh` walks the tree
 
     def _watch(self) -> None:
         try:
@@ -161,14 +160,15 @@ class LiveTree:
                 stop_event=self._stop,
                 debounce=0,
                 step=5,
-                yield_on_timeout=True,  # the first yield says the watcher is ready
-                rust_timeout=20,  # so start-up waits 20 ms for it, not 200
+                yield_on_timeout=True,  # the first yield says the watcher is up
+                rust_timeout=200,
                 recursive=True,
                 ignore_permission_denied=True,
             ):
                 if not self._watch_ready.is_set():  # the first yield: the watcher is up
-                    self._note(self._stat_walk())  # what changed while the tree loaded
-                    self._watch_ready.set()
+                    with self.lock:  # what changed before it was, not yet refreshed
+                        self._note(self._stat_walk())
+                        self._watch_ready.set()
                 self._collect(path for _, path in changes)
         except Exception:  # pragma: no cover - the fallback walk takes over
             log.exception("file watcher stopped; falling back to stat walks")
@@ -202,7 +202,8 @@ class LiveTree:
     def refresh(self) -> RefreshStats:
         """Apply every change seen since the last call: re-read only changed files."""
         started = time.perf_counter()
-        paths = self._take_pending() if self.watching else self._stat_walk()
+        watched = self.watching and self._watch_ready.is_set()
+        paths = self._take_pending() if watched else self._stat_walk()
         delta = Delta()
         for relative in sorted(paths):
             delta.extend(self._reread(relative))
