@@ -4,6 +4,7 @@
 
 Generates a synthetic tree, starts `python -m tasks_server serve` on it and a null server
 (one tool that does nothing), and prints p50/p99 per tool. Mutations run on the same tree.
+The neighbourhood is timed at its default page (25 tasks) and at 50 ("... 50").
 Figures only; no assertions.
 """
 
@@ -65,6 +66,9 @@ async def measure(root: Path, calls: int) -> dict[str, tuple[float, float]]:
             "get_task": lambda n: client.call_tool("get_task", {"task_id": pick(n)}),
             "get_graph_metrics": lambda n: client.call_tool("get_graph_metrics", {}),
             "get_task_neighborhood": lambda n: client.call_tool(
+                "get_task_neighborhood", {"task_id": pick(n)}
+            ),
+            "get_task_neighborhood 50": lambda n: client.call_tool(
                 "get_task_neighborhood", {"task_id": pick(n), "limit": 50}
             ),
             "get_ready_tasks": lambda n: client.call_tool("get_ready_tasks", {"limit": 50}),

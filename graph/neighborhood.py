@@ -5,24 +5,26 @@ The lists name existing tasks only, so that each id can be expanded into a task 
 task names that no task has are listed apart (`dangling_*`). Relevance is the reader's call:
 same-project and orphan lists are complete, never filtered.
 
-Every list of tasks comes as one window, the same `[offset, offset + limit)` of each list,
-with its `*_total` over all windows; `limit=None` gives whole lists. The lists are read from
-the index's kept order, so a window costs its own length, not a sort of the whole group.
+The lists of tasks are windowed as one sequence, read in field order: the window
+`[offset, offset + limit)` of their concatenation, so a window holds at most `limit` ids in
+all, and each list carries its `*_total` over all windows; `limit=None` gives whole lists.
+The lists are read from the index's kept order, so a window costs its own length, not a
+sort of the whole group.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.index import TaskIndex
+from graph.windowing import window_lists
 
 __all__ = ["DecompositionContext", "Neighborhood", "decomposition_context", "neighborhood"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
-WINDOWED = "This window of the list (offset, limit); see the total."
+WINDOWED = "This list's part of the window (offset, limit); see the total."
 
 
 class Neighborhood(BaseModel):
@@ -78,17 +80,6 @@ class DecompositionContext(BaseModel):
     project_tasks_total: int = Field(description="Other tasks of the project, all windows.")
 
 
-class _Cut(NamedTuple):
-    ids: list[str]
-    total: int
-
-
-def _cut(ids: Sequence[str], offset: int, limit: int | None) -> _Cut:
-    """The window `[offset, offset + limit)` of `ids`, and how many there are in all."""
-    stop = None if limit is None else offset + limit
-    return _Cut(list(ids[offset:stop]), len(ids))
-
-
 def _existing(index: TaskIndex, ids: list[str]) -> list[str]:
     return index.sorted_ids({i for i in ids if i in index})
 
@@ -104,25 +95,31 @@ def neighborhood(
     index: TaskIndex, task_id: str, *, offset: int = 0, limit: int | None = None
 ) -> Neighborhood:
     """The task's parent, children, dependencies, dependents, project mates and orphans:
-    the window `[offset, offset + limit)` of each list (whole lists when `limit` is None).
+    the window `[offset, offset + limit)` of those lists read in that order (whole lists
+    when `limit` is None).
 
     >>> from storage.model import Task
     >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md"),
     ...                          Task(id="b", title="B", path="b.md", depends_on=("a", "z")),
     ...                          Task(id="c", title="C", path="c.md", depends_on=("a",))])
-    >>> n = neighborhood(index, "a", limit=1)
+    >>> n = neighborhood(index, "a", offset=1, limit=1)
     >>> n.blocks, n.blocks_total, n.orphan_tasks, neighborhood(index, "b").dangling_dependencies
-    (['b'], 2, [], ['z'])
+    (['c'], 2, [], ['z'])
     """
     task = index.require(task_id)
     parent = task.parent if task.parent in index else None
-    children = _cut(index.in_order("parent", task_id), offset, limit)
-    depends_on = _cut(_existing(index, index.dependencies(task_id)), offset, limit)
-    blocks = _cut(index.in_order("depends_on", task_id), offset, limit)
-    soft_depends_on = _cut(_existing(index, index.soft_dependencies(task_id)), offset, limit)
-    soft_blocks = _cut(index.in_order("soft_depends_on", task_id), offset, limit)
-    same_project = _cut(_project_others(index, task_id), offset, limit)
-    orphans = _cut(index.in_order("orphans", without=task_id), offset, limit)
+    lists = (
+        index.in_order("parent", task_id),
+        _existing(index, index.dependencies(task_id)),
+        index.in_order("depends_on", task_id),
+        _existing(index, index.soft_dependencies(task_id)),
+        index.in_order("soft_depends_on", task_id),
+        _project_others(index, task_id),
+        index.in_order("orphans", without=task_id),
+    )
+    children, depends_on, blocks, soft_depends_on, soft_blocks, same_project, orphans = (
+        window_lists(lists, offset, limit)
+    )
     return Neighborhood(
         task_id=task_id,
         parent=parent,
@@ -149,7 +146,8 @@ def decomposition_context(
     index: TaskIndex, task_id: str, *, offset: int = 0, limit: int | None = None
 ) -> DecompositionContext:
     """The task's children, parent and siblings, and its project's other tasks: the window
-    `[offset, offset + limit)` of each list (whole lists when `limit` is None).
+    `[offset, offset + limit)` of those lists read in that order (whole lists when `limit`
+    is None).
 
     >>> from storage.model import Task
     >>> index = TaskIndex.build([Task(id="p", title="P", path="p.md"),
@@ -162,9 +160,8 @@ def decomposition_context(
     task = index.require(task_id)
     parent = task.parent if task.parent in index else None
     mates = [] if parent is None else index.in_order("parent", parent, without=task_id)
-    children = _cut(index.in_order("parent", task_id), offset, limit)
-    siblings = _cut(mates, offset, limit)
-    project_tasks = _cut(_project_others(index, task_id), offset, limit)
+    lists = (index.in_order("parent", task_id), mates, _project_others(index, task_id))
+    children, siblings, project_tasks = window_lists(lists, offset, limit)
     return DecompositionContext(
         task_id=task_id,
         existing_children=children.ids,

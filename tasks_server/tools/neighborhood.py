@@ -1,8 +1,9 @@
 """Query tier, seed 004: a task's neighbourhood and its decomposition context.
 
-Every list in these results is paged with one `limit` and one `cursor`: a page holds the
-same window of each list, each list carries its `*_total`, and `next_cursor` stays set until
-the longest list is done. Nothing is cut silently.
+Every list in these results is paged with one `limit` and one `cursor`, as one sequence
+read in the order the fields come: a page holds at most `limit` tasks in all, each list
+carries its `*_total`, and `next_cursor` stays set until every list is done. Nothing is cut
+silently.
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ from tasks_server.models import Envelope, Input
 from tasks_server.registry import tool
 from tasks_server.views import TaskBrief, TaskView
 
-PAGED = "This page (see limit, cursor)."
-NEXT_CURSOR = "Pass as cursor for the next page of every list; null when all lists are done."
+PAGED = "This page's part (see limit, cursor)."
+NEXT_CURSOR = "Pass as cursor for the next page of the lists; null when all lists are done."
 
 
 class TaskIdInput(Input):
     task_id: str = Field(description="Exact task id.")
-    limit: int = Field(100, ge=1, le=1000, description="Page size: at most this many per list.")
+    limit: int = Field(
+        25, ge=1, le=1000, description="Page size: at most this many tasks in all lists."
+    )
     cursor: str | None = Field(None, description="next_cursor from the previous page.")
 
 
@@ -60,7 +63,7 @@ def get_decomposition_context(
     ctx: ServerContext, args: TaskIdInput
 ) -> GetDecompositionContextOutput:
     """What you need to split a task: it, its children, parent and siblings, project peers.
-    Lists are paged together: follow next_cursor until null."""
+    Lists are paged as one sequence, in field order: follow next_cursor until null."""
     with ctx.live.snapshot():
         window = ctx.window(
             limit=args.limit, cursor=args.cursor, query=("decomposition", args.task_id)
@@ -69,7 +72,7 @@ def get_decomposition_context(
             ctx.index, args.task_id, offset=window.offset, limit=window.limit
         )
         next_cursor = window.next_cursor(
-            max(found.existing_children_total, found.siblings_total, found.project_tasks_total)
+            found.existing_children_total + found.siblings_total + found.project_tasks_total
         )
         result = GetDecompositionContextOutput(
             task=ctx.view(ctx.index.require(args.task_id), "full"),
@@ -105,6 +108,14 @@ class Relationships(BaseModel):
     depends_on_total: int = Field(description="Hard dependencies that exist, all pages.")
     blocks: list[TaskBrief] = Field(description=f"Tasks that depend on this one. {PAGED}")
     blocks_total: int = Field(description="Tasks that depend on this one, all pages.")
+    soft_depends_on: list[TaskBrief] = Field(
+        description=f"Soft (non-blocking) dependencies that exist. {PAGED}"
+    )
+    soft_depends_on_total: int = Field(description="Soft dependencies that exist, all pages.")
+    soft_blocks: list[TaskBrief] = Field(
+        description=f"Tasks that name this one in soft_depends_on. {PAGED}"
+    )
+    soft_blocks_total: int = Field(description="Tasks naming this one as soft, all pages.")
 
 
 class GetTaskNeighborhoodOutput(Envelope):
@@ -120,16 +131,17 @@ class GetTaskNeighborhoodOutput(Envelope):
 
 
 def _neighborhood_total(found: neighborhood.Neighborhood) -> int:
-    """The longest of the lists this tool returns (the soft lists are not among them)."""
-    relationships = max(found.children_total, found.depends_on_total, found.blocks_total)
-    return max(relationships, found.same_project_total, found.orphan_total)
+    """How many tasks the paged lists hold in all."""
+    relationships = found.children_total + found.depends_on_total + found.blocks_total
+    soft = found.soft_depends_on_total + found.soft_blocks_total
+    return relationships + soft + found.same_project_total + found.orphan_total
 
 
 @tool("query", read_only=True, idempotent=True)
 def get_task_neighborhood(ctx: ServerContext, args: TaskIdInput) -> GetTaskNeighborhoodOutput:
     """A task with its parent, children, dependencies, dependents, project peers and the
-    orphan tasks. Lists are paged together: follow next_cursor until null. You decide which
-    relationships to add."""
+    orphan tasks. Lists are paged as one sequence, in field order: follow next_cursor until
+    null. You decide which relationships to add."""
     with ctx.live.snapshot():
         window = ctx.window(
             limit=args.limit, cursor=args.cursor, query=("neighborhood", args.task_id)
@@ -148,6 +160,10 @@ def get_task_neighborhood(ctx: ServerContext, args: TaskIdInput) -> GetTaskNeigh
                 depends_on_total=found.depends_on_total,
                 blocks=ctx.briefs(found.blocks),
                 blocks_total=found.blocks_total,
+                soft_depends_on=ctx.briefs(found.soft_depends_on),
+                soft_depends_on_total=found.soft_depends_on_total,
+                soft_blocks=ctx.briefs(found.soft_blocks),
+                soft_blocks_total=found.soft_blocks_total,
             ),
             same_project_tasks=ctx.briefs(found.same_project_tasks),
             same_project_total=found.same_project_total,

@@ -74,23 +74,28 @@ def test_windows_of_a_neighbourhood_give_every_list_whole_once_with_its_total(
 ) -> None:
     index = wide_tree()
     whole = neighborhood(index, task_id).model_dump()
-    longest = max(whole[total] for total in TOTALS)
+    in_order = [i for name in LISTS for i in whole[name]]  # the lists read one after another
+    read: list[str] = []
     seen: dict[str, list[str]] = {name: [] for name in LISTS}
-    for offset in range(0, longest, 3):
+    for offset in range(0, len(in_order), 3):
         window = neighborhood(index, task_id, offset=offset, limit=3).model_dump()
+        part = [i for name in LISTS for i in window[name]]
+        assert part == in_order[offset : offset + 3]
+        read += part
         for name, total in zip(LISTS, TOTALS, strict=True):
-            assert len(window[name]) <= 3
             assert window[total] == whole[total] == len(whole[name])
             seen[name] += window[name]
+    assert read == in_order
     assert seen == {name: whole[name] for name in LISTS}
 
 
 def test_the_windowed_lists_are_in_the_task_order_without_the_task_itself() -> None:
-    n = neighborhood(wide_tree(), "hub", limit=4)
-    assert n.children == ["c7", "c6", "c5", "c4"]
-    assert (n.blocks, n.blocks_total) == (["b0", "b3", "b6", "b1"], 7)
-    assert (n.same_project_tasks, n.same_project_total) == (["b0", "b3", "b6", "top"], 18)
-    assert (n.orphan_tasks, n.orphan_total) == (["top", "s0", "s1", "s2"], 5)
+    n = neighborhood(wide_tree(), "hub")
+    assert n.children[:4] == ["c7", "c6", "c5", "c4"]
+    assert (n.blocks[:4], n.blocks_total) == (["b0", "b3", "b6", "b1"], 7)
+    assert (n.same_project_tasks[:4], n.same_project_total) == (["b0", "b3", "b6", "top"], 18)
+    assert (n.orphan_tasks[:4], n.orphan_total) == (["top", "s0", "s1", "s2"], 5)
+    assert "hub" not in n.same_project_tasks + n.orphan_tasks
 
 
 @pytest.mark.parametrize("task_id", ["hub", "c3", "b2"])
@@ -103,8 +108,9 @@ def test_windows_of_a_decomposition_context_give_every_list_whole_once(task_id: 
         "project_tasks": whole.project_tasks_total,
     }
     seen: dict[str, list[str]] = {name: [] for name in pairs}
-    for offset in range(0, max(pairs.values()), 2):
+    for offset in range(0, sum(pairs.values()), 2):
         window = decomposition_context(index, task_id, offset=offset, limit=2).model_dump()
+        assert sum(len(window[name]) for name in pairs) == min(2, sum(pairs.values()) - offset)
         for name, total in pairs.items():
             assert window[f"{name}_total"] == total
             seen[name] += window[name]

@@ -1,5 +1,6 @@
-"""Neighbourhood and decomposition context through a real MCP client: every list is paged
-with one limit and cursor, carries its total, and nothing is left out or repeated."""
+"""Neighbourhood and decomposition context through a real MCP client: the lists are paged as
+one sequence with one limit and cursor, each carries its total, and nothing is left out or
+repeated."""
 
 from __future__ import annotations
 
@@ -76,11 +77,20 @@ def gather(found: list[dict[str, Any]], *path: str) -> list[str]:
     return ids
 
 
+def briefs_on(page: dict[str, Any]) -> int:
+    """How many task briefs a neighbourhood page lists (its parent aside)."""
+    relations = page["existing_relationships"]
+    lists = ("children", "depends_on", "blocks", "soft_depends_on", "soft_blocks")
+    return sum(len(relations[k]) for k in lists) + sum(
+        len(page[k]) for k in ("same_project_tasks", "orphan_tasks")
+    )
+
+
 async def test_paging_the_neighbourhood_returns_every_related_task_exactly_once(
     hub: Client,
 ) -> None:
     found = await pages(hub, "get_task_neighborhood", task_id="hub", limit=4)
-    assert len(found) == 7  # the longest list: 27 project mates, 4 a page
+    assert len(found) == 15  # 11 children, 5 needed, 9 blocked, 26 mates, 7 orphans: 58
     relations = "existing_relationships"
     assert sorted(gather(found, relations, "children")) == CHILDREN
     assert sorted(gather(found, relations, "blocks")) == BLOCKED
@@ -89,7 +99,7 @@ async def test_paging_the_neighbourhood_returns_every_related_task_exactly_once(
     assert sorted(mates) == sorted(["top", *CHILDREN, *BLOCKED, *NEEDED])
     assert sorted(gather(found, "orphan_tasks")) == sorted(["top", *LOOSE])
     for page in found:
-        assert all(len(page[relations][k]) <= 4 for k in ("children", "blocks", "depends_on"))
+        assert briefs_on(page) == (4 if page["next_cursor"] else 58 % 4)
         assert page[relations]["children_total"] == len(CHILDREN)
         assert page[relations]["blocks_total"] == len(BLOCKED)
         assert page[relations]["depends_on_total"] == len(NEEDED)
@@ -108,6 +118,7 @@ async def test_paging_the_decomposition_context_returns_every_list_exactly_once(
     hub: Client,
 ) -> None:
     found = await pages(hub, "get_decomposition_context", task_id="kid-03", limit=3)
+    assert len(found) == 12  # 0 children, 10 siblings, 26 project tasks: 36, 3 a page
     assert gather(found, "existing_children") == []
     siblings = gather(found, "parent_context", "siblings")
     assert sorted(siblings) == [c for c in CHILDREN if c != "kid-03"]
@@ -143,6 +154,6 @@ async def test_the_last_page_has_no_cursor_and_guidance_asks_for_more_until_then
     hub: Client,
 ) -> None:
     found = await pages(hub, "get_task_neighborhood", task_id="hub", limit=10)
-    assert [page["next_cursor"] is None for page in found] == [False, False, True]
+    assert [page["next_cursor"] is None for page in found] == [False] * 5 + [True]
     assert "next_cursor" in found[0]["guidance"]["next_action"]
     assert "update_task" in found[-1]["guidance"]["next_action"]
