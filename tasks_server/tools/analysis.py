@@ -17,10 +17,11 @@ from graph.metrics import GraphMetrics
 from graph.review import Staleness, Velocity
 from graph.signals import DuplicateIdSignal, StructuralSignals, UnparseableFile
 from graph.topology import ScoringFactors, TopologyRow
+from graph.windowing import window_lists
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
 from tasks_server.models import Envelope, Input, PageInfo
-from tasks_server.paging import paginate
+from tasks_server.paging import Window, paginate
 from tasks_server.registry import tool
 from tasks_server.views import TaskBrief
 
@@ -150,12 +151,19 @@ def get_tasks_with_topology(
 
 class GetReviewSnapshotInput(Input):
     since_days: float = Field(1, ge=0, description="Window for changes_since, in days.")
+    limit: int = Field(
+        50, ge=1, le=1000, description="Page size: at most this many tasks in changes_since."
+    )
+    cursor: str | None = Field(None, description="next_cursor from the previous page.")
 
 
 class ChangesSince(BaseModel):
-    tasks_created: list[TaskBrief] = Field(description="Created in the window.")
-    tasks_completed: list[TaskBrief] = Field(description="Completed in the window.")
-    tasks_modified: list[TaskBrief] = Field(description="Modified in the window.")
+    tasks_created: list[TaskBrief] = Field(description="Created in the window (this page).")
+    tasks_created_total: int = Field(description="Created in the window, all pages.")
+    tasks_completed: list[TaskBrief] = Field(description="Completed in the window (this page).")
+    tasks_completed_total: int = Field(description="Completed in the window, all pages.")
+    tasks_modified: list[TaskBrief] = Field(description="Modified in the window (this page).")
+    tasks_modified_total: int = Field(description="Modified in the window, all pages.")
 
 
 class GetReviewSnapshotOutput(Envelope):
@@ -165,31 +173,50 @@ class GetReviewSnapshotOutput(Envelope):
     changes_since: ChangesSince
     staleness: Staleness
     velocity: Velocity
+    next_cursor: str | None = Field(
+        description="Pass as cursor for the next page of changes_since; null when done."
+    )
+
+
+def _changes_page(
+    ctx: ServerContext, changes: review.ChangesSince, window: Window
+) -> tuple[ChangesSince, str | None]:
+    """changes_since's three lists paged as one sequence: created, completed, modified."""
+    lists = (changes.tasks_created, changes.tasks_completed, changes.tasks_modified)
+    created, completed, modified = window_lists(lists, window.offset, window.limit)
+    page = ChangesSince(
+        tasks_created=ctx.briefs(created.ids),
+        tasks_created_total=created.total,
+        tasks_completed=ctx.briefs(completed.ids),
+        tasks_completed_total=completed.total,
+        tasks_modified=ctx.briefs(modified.ids),
+        tasks_modified_total=modified.total,
+    )
+    return page, window.next_cursor(sum(len(ids) for ids in lists))
 
 
 @tool("query", read_only=True, idempotent=True)
 def get_review_snapshot(
     ctx: ServerContext, args: GetReviewSnapshotInput
 ) -> GetReviewSnapshotOutput:
-    """Everything for a periodic review: metrics, signals, changes since N days,
+    """Everything for a periodic review: metrics, signals, changes since N days (paged),
     staleness, 7-day velocity. You write the report."""
     with ctx.live.snapshot():
         found = review.review_snapshot(ctx.index, since_days=args.since_days, now=ctx.clock())
-        changes = found.changes_since
+        window = ctx.window(limit=args.limit, cursor=args.cursor, query=("review", args.since_days))
+        changes, next_cursor = _changes_page(ctx, found.changes_since, window)
+        more = "Call get_review_snapshot with cursor=next_cursor for the rest of changes_since"
         result = GetReviewSnapshotOutput(
             timestamp=found.timestamp,
             metrics=found.metrics,
             signals=_with_load_problems(ctx, found.signals),
-            changes_since=ChangesSince(
-                tasks_created=ctx.briefs(changes.tasks_created),
-                tasks_completed=ctx.briefs(changes.tasks_completed),
-                tasks_modified=ctx.briefs(changes.tasks_modified),
-            ),
+            changes_since=changes,
             staleness=found.staleness,
             velocity=found.velocity,
+            next_cursor=next_cursor,
             guidance=guide(
                 "review_ready",
-                "Write the review; call get_blocked_tasks for detail",
+                more if next_cursor else "Write the review; call get_blocked_tasks for detail",
                 ["get_blocked_tasks", "get_structural_signals", "get_ready_tasks"],
             ),
         )
