@@ -21,11 +21,11 @@ dependents, and the subtree only when something it inherits changes). Readers ho
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from typing import Self
 
 from graph._engine import Engine
-from graph._order import Group, GroupKind, Order, OrderedIds, sort_key
+from graph._order import TASK_ORDER, Group, GroupKind, Order, OrderedIds, sort_key
 from graph._records import Record
 from graph._store import Kind
 from graph._tally import Tally
@@ -44,6 +44,7 @@ class TaskIndex:
         self.lock = threading.RLock()
         self._engine = Engine()
         self._order = Order()
+        self._sorted: dict[str, list[str]] = {}
 
     @classmethod
     def build(cls, tasks: Iterable[Task]) -> Self:
@@ -56,6 +57,7 @@ class TaskIndex:
         """Put new or changed tasks in and take removed ids out, at the cost of the change
         (an id in both is upserted)."""
         with self.lock:
+            self._sorted.clear()
             changed = {task.id: task for task in upserted}
             gone = set(removed) - changed.keys()
             moves = [(self.get(i), changed.get(i)) for i in changed.keys() | gone]
@@ -87,11 +89,21 @@ class TaskIndex:
 
     def sorted_ids(self, ids: Iterable[str]) -> list[str]:
         """`ids` (all existing) in the task order (priority, order, id)."""
-        return sorted(ids, key=self.sort_key)
+        tasks = self._engine.store.tasks
+        return [task.id for task in sorted(map(tasks.__getitem__, ids), key=TASK_ORDER)]
+
+    def sorted_until_edit(self, name: str, ids: Collection[str]) -> Sequence[str]:
+        """`sorted_ids(ids)`, remembered as `name` until the next `apply`: for the sets the
+        tally keeps (ready, blocked, ...), which only an edit changes and which planners
+        read over and over. Read-only; read under `lock`."""
+        found = self._sorted.get(name)
+        if found is None:
+            found = self._sorted[name] = self.sorted_ids(ids)
+        return found
 
     def tasks(self) -> list[Task]:
         """Every task, in the task order."""
-        return sorted(self._engine.store.tasks.values(), key=lambda t: (t.priority, t.order, t.id))
+        return sorted(self._engine.store.tasks.values(), key=TASK_ORDER)
 
     def ids(self) -> list[str]:
         """Every id, in the task order."""

@@ -32,12 +32,16 @@ class BlockedRow(BaseModel):
     reasons: BlockedReasons = Field(description="Every reason that applies.")
 
 
-def _in_project(index: TaskIndex, ids: Collection[str], project: str | None) -> list[str]:
+def _in_project(
+    index: TaskIndex, name: str, ids: Collection[str], project: str | None
+) -> list[str]:
+    """`ids` (a set the index keeps, remembered sorted as `name` until the next edit) in the
+    task order, only those of `project` when one is given."""
+    ordered = index.sorted_until_edit(name, ids)
     if project is None:
-        return index.sorted_ids(ids)
+        return list(ordered)
     members = index.project_members(project)
-    small, large = (ids, members) if len(ids) <= len(members) else (members, ids)
-    return index.sorted_ids(i for i in small if i in large)
+    return [i for i in ordered if i in members]
 
 
 def ready_tasks(index: TaskIndex, *, project: str | None = None) -> list[str]:
@@ -49,7 +53,7 @@ def ready_tasks(index: TaskIndex, *, project: str | None = None) -> list[str]:
     >>> ready_tasks(index)
     ['a']
     """
-    return _in_project(index, index.tally.ready, project)
+    return _in_project(index, "ready", index.tally.ready, project)
 
 
 def blocked_ids(index: TaskIndex, *, project: str | None = None) -> list[str]:
@@ -60,7 +64,7 @@ def blocked_ids(index: TaskIndex, *, project: str | None = None) -> list[str]:
     >>> blocked_ids(TaskIndex.build([Task(id="a", title="A", path="a.md", status="blocked")]))
     ['a']
     """
-    return _in_project(index, index.tally.blocked, project)
+    return _in_project(index, "blocked", index.tally.blocked, project)
 
 
 def blocked_tasks(index: TaskIndex, *, project: str | None = None) -> list[BlockedRow]:
@@ -84,7 +88,8 @@ def review_tasks(index: TaskIndex, *, project: str | None = None) -> list[str]:
     >>> review_tasks(TaskIndex.build([Task(id="a", title="A", path="a.md", status="review")]))
     ['a']
     """
-    return _in_project(index, index.tally.by_status.get(REVIEW_STATUS, set()), project)
+    review = index.tally.by_status.get(REVIEW_STATUS, set())
+    return _in_project(index, "review", review, project)
 
 
 def in_progress_tasks(index: TaskIndex, *, project: str | None = None) -> list[str]:
@@ -94,4 +99,5 @@ def in_progress_tasks(index: TaskIndex, *, project: str | None = None) -> list[s
     >>> in_progress_tasks(TaskIndex.build([Task(id="a", title="A", path="a.md")]))
     []
     """
-    return _in_project(index, index.tally.by_status.get(IN_PROGRESS_STATUS, set()), project)
+    in_progress = index.tally.by_status.get(IN_PROGRESS_STATUS, set())
+    return _in_project(index, "in_progress", in_progress, project)

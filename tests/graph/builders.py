@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from graph.index import TaskIndex
+from graph.readiness import blocked_ids, in_progress_tasks, ready_tasks, review_tasks
 from storage.model import Task
 
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
@@ -70,6 +71,11 @@ def state_of(index: TaskIndex) -> dict[str, Any]:
         "out_degrees": {k: sorted(v) for k, v in sorted(tally.out_degrees.items())},
         "edges": tally.edges,
         "dangling": tally.dangling,
+        "ordered": [  # remembered between edits: an edit must forget them
+            lister(index, project=project)
+            for lister in (ready_tasks, blocked_ids, review_tasks, in_progress_tasks)
+            for project in (None, "p1")
+        ],
     }
 
 
