@@ -141,15 +141,21 @@ def _compact(schema: Any, *, keep_descriptions: bool) -> Any:
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    """`anyOf: [{type: T}, {type: null}]` → `type: [T, null]` when T is a plain type."""
+    """`anyOf: [{type: T, ...}, {type: null}]` → `type: [T, null], ...` when T is one type.
+
+    The same constraint: every other keyword (`items`, `format`, `properties`, `required`,
+    ...) applies to instances of its own type only, so null passes them; `enum` and `const`
+    do not, and are left as they are. Validators check a type list in one step, where an
+    `anyOf` tries each branch: for a task view that is a third of a client's validation.
+    """
     options = schema.get("anyOf")
     if not (isinstance(options, list) and len(options) == 2 and {"type": "null"} in options):
         return schema
     other = next(o for o in options if o != {"type": "null"})
-    if set(other) != {"type"} or not isinstance(other["type"], str):
+    if not isinstance(other.get("type"), str) or "enum" in other or "const" in other:
         return schema
     rest = {k: v for k, v in schema.items() if k != "anyOf"}
-    return {**rest, "type": [other["type"], "null"]}
+    return {**other, **rest, "type": [other["type"], "null"]}
 
 
 def create_server(
