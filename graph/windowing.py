@@ -11,22 +11,24 @@ most `limit` items in all, and each list reports its whole length beside its par
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import Generic, NamedTuple, TypeVar
 
 __all__ = ["Cut", "window_lists"]
 
+T = TypeVar("T")
 
-class Cut(NamedTuple):
+
+class Cut(NamedTuple, Generic[T]):
     """A list's part of a window, and how many items the whole list has."""
 
-    ids: list[str]
+    ids: list[T]
     total: int
 
 
-def window_lists(lists: Iterable[Sequence[str]], offset: int, limit: int | None) -> list[Cut]:
+def window_lists(lists: Iterable[Sequence[T]], offset: int, limit: int | None) -> list[Cut[T]]:
     """Each list's part of the window `[offset, offset + limit)` over `lists` read one after
     another (`limit=None`: to the end)."""
-    cuts: list[Cut] = []
+    cuts: list[Cut[T]] = []
     start, stop = offset, None if limit is None else offset + limit
     for ids in lists:
         end = None if stop is None else max(stop, 0)

@@ -149,7 +149,7 @@ HUMAN: dict[str, Human] = {
         },
         render.tree_text,
     ),
-    "check": ("get_structural_signals", lambda a: {}, render.check_lines),
+    "check": ("get_structural_signals", lambda a: {"limit": 1000}, render.check_lines),
 }
 
 

@@ -62,12 +62,17 @@ def tree_text(data: dict[str, Any]) -> str:
 
 def check_lines(data: dict[str, Any]) -> str:
     out = []
+    shown = 0
     for key, value in data.items():
-        items = _problem_items(value)
-        if key in ("success", "guidance") or not items:
+        items = [] if key in ("success", "guidance", "totals") else _problem_items(value)
+        if not items:
             continue
         out.append(f"{key}:")
         out.extend(f"  {item}" for item in items)
+        shown += len(items)
+    if data.get("next_cursor"):
+        rest = sum(data.get("totals", {}).values()) - shown
+        out.append(f"... and {rest} more (page them with get_structural_signals)")
     return "\n".join(out) or "no problems found"
 
 

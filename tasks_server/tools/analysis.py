@@ -12,10 +12,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from graph import metrics, review, signals, topology
+from graph import metrics, review, topology
 from graph.metrics import GraphMetrics
 from graph.review import Staleness, Velocity
-from graph.signals import DuplicateIdSignal, StructuralSignals, UnparseableFile
 from graph.topology import ScoringFactors, TopologyRow
 from graph.windowing import window_lists
 from tasks_server.context import ServerContext
@@ -23,6 +22,7 @@ from tasks_server.guidance import guide
 from tasks_server.models import Envelope, Input, PageInfo
 from tasks_server.paging import Window, paginate
 from tasks_server.registry import tool
+from tasks_server.tools.structure import SignalsPage, signals_page
 from tasks_server.views import TaskBrief
 
 LIMIT = Field(100, ge=1, le=1000, description="Page size for long lists.")
@@ -152,7 +152,10 @@ def get_tasks_with_topology(
 class GetReviewSnapshotInput(Input):
     since_days: float = Field(1, ge=0, description="Window for changes_since, in days.")
     limit: int = Field(
-        50, ge=1, le=1000, description="Page size: at most this many tasks in changes_since."
+        50,
+        ge=1,
+        le=1000,
+        description="Page size: at most this many tasks in changes_since, and signals.",
     )
     cursor: str | None = Field(None, description="next_cursor from the previous page.")
 
@@ -169,7 +172,9 @@ class ChangesSince(BaseModel):
 class GetReviewSnapshotOutput(Envelope):
     timestamp: datetime = Field(description="When the snapshot was taken (UTC).")
     metrics: GraphMetrics
-    signals: StructuralSignals
+    signals: SignalsPage = Field(
+        description="The first page of get_structural_signals (same limit), with totals."
+    )
     changes_since: ChangesSince
     staleness: Staleness
     velocity: Velocity
@@ -209,7 +214,7 @@ def get_review_snapshot(
         result = GetReviewSnapshotOutput(
             timestamp=found.timestamp,
             metrics=found.metrics,
-            signals=_with_load_problems(ctx, found.signals),
+            signals=signals_page(ctx, found.signals, offset=0, limit=args.limit)[0],
             changes_since=changes,
             staleness=found.staleness,
             velocity=found.velocity,
@@ -221,47 +226,6 @@ def get_review_snapshot(
             ),
         )
     return result
-
-
-def _with_load_problems(ctx: ServerContext, found: StructuralSignals) -> StructuralSignals:
-    table = ctx.live.table
-    duplicates = [
-        DuplicateIdSignal(task_id=i, paths=list(p)) for i, p in table.duplicates().items()
-    ]
-    unparseable = [
-        UnparseableFile(path=p.path, message=f"{p.kind}: {p.message}")
-        for p in table.problems()
-        if p.kind != "duplicate_id"
-    ]
-    return found.model_copy(update={"duplicate_ids": duplicates, "unparseable_files": unparseable})
-
-
-class GetStructuralSignalsInput(Input):
-    pass
-
-
-class GetStructuralSignalsOutput(Envelope, StructuralSignals):
-    pass
-
-
-@tool("query", read_only=True, idempotent=True)
-def get_structural_signals(
-    ctx: ServerContext, args: GetStructuralSignalsInput
-) -> GetStructuralSignalsOutput:
-    """Raw lists: parent and dependency cycles, dangling references by field, duplicate ids,
-    unparseable files, self-references, done tasks with open children, open tasks under
-    done parents."""
-    with ctx.live.snapshot():
-        found = _with_load_problems(ctx, signals.structural_signals(ctx.index))
-    problems = sum(len(v) for v in found.model_dump().values() if isinstance(v, list))
-    return GetStructuralSignalsOutput(
-        **found.model_dump(),
-        guidance=guide(
-            "signals_found" if problems else "no_signals",
-            "Fix what you judge worth fixing with update_task" if problems else "Nothing to fix",
-            ["update_task", "get_task", "delete_task"],
-        ),
-    )
 
 
 class GetIndexStatsInput(Input):

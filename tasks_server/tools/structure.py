@@ -1,0 +1,124 @@
+"""Query tier, SPEC §5 `get_structural_signals`: what looks broken, as raw paged lists.
+
+The signal lists are paged as one sequence, in field order (cycles, dangling references by
+field, self-references, terminal/open mismatches, duplicate ids, unparseable files): a page
+holds at most `limit` signals in all, and `totals` gives every list's whole length.
+`get_review_snapshot` carries the first page under its `signals` key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from graph import signals
+from graph.signals import DanglingReferences, DuplicateIdSignal, StructuralSignals, UnparseableFile
+from graph.windowing import window_lists
+from tasks_server.context import ServerContext
+from tasks_server.guidance import guide
+from tasks_server.models import Envelope, Input
+from tasks_server.registry import tool
+
+TOTALS = (
+    "Each list's length over all pages: parent_cycles, dependency_cycles, dangling_parent, "
+    "dangling_depends_on, dangling_soft_depends_on, self_references, "
+    "terminal_with_open_children, open_under_terminal_parent, duplicate_ids, unparseable_files."
+)
+
+
+class SignalsPage(StructuralSignals):
+    totals: dict[str, int] = Field(description=TOTALS)
+
+
+def with_load_problems(ctx: ServerContext, found: StructuralSignals) -> StructuralSignals:
+    """The index's signals plus storage's: duplicate ids and files that did not load."""
+    table = ctx.live.table
+    duplicates = [
+        DuplicateIdSignal(task_id=i, paths=list(p)) for i, p in table.duplicates().items()
+    ]
+    unparseable = [
+        UnparseableFile(path=p.path, message=f"{p.kind}: {p.message}")
+        for p in table.problems()
+        if p.kind != "duplicate_id"
+    ]
+    return found.model_copy(update={"duplicate_ids": duplicates, "unparseable_files": unparseable})
+
+
+def _lists(found: StructuralSignals) -> dict[str, list[Any]]:
+    """Every signal list by its name in `totals`, in field order."""
+    dangling = found.dangling_references
+    return {
+        "parent_cycles": found.parent_cycles,
+        "dependency_cycles": found.dependency_cycles,
+        "dangling_parent": dangling.parent,
+        "dangling_depends_on": dangling.depends_on,
+        "dangling_soft_depends_on": dangling.soft_depends_on,
+        "self_references": found.self_references,
+        "terminal_with_open_children": found.terminal_with_open_children,
+        "open_under_terminal_parent": found.open_under_terminal_parent,
+        "duplicate_ids": found.duplicate_ids,
+        "unparseable_files": found.unparseable_files,
+    }
+
+
+def signals_page(
+    ctx: ServerContext, found: StructuralSignals, *, offset: int, limit: int
+) -> tuple[SignalsPage, int]:
+    """The page `[offset, offset + limit)` of every signal (load problems included), and how
+    many signals there are in all."""
+    lists = _lists(with_load_problems(ctx, found))
+    cuts = dict(zip(lists, window_lists(lists.values(), offset, limit), strict=True))
+    part = {name: cut.ids for name, cut in cuts.items()}
+    page = SignalsPage(
+        parent_cycles=part["parent_cycles"],
+        dependency_cycles=part["dependency_cycles"],
+        dangling_references=DanglingReferences(
+            parent=part["dangling_parent"],
+            depends_on=part["dangling_depends_on"],
+            soft_depends_on=part["dangling_soft_depends_on"],
+        ),
+        self_references=part["self_references"],
+        terminal_with_open_children=part["terminal_with_open_children"],
+        open_under_terminal_parent=part["open_under_terminal_parent"],
+        duplicate_ids=part["duplicate_ids"],
+        unparseable_files=part["unparseable_files"],
+        totals={name: cut.total for name, cut in cuts.items()},
+    )
+    return page, sum(cut.total for cut in cuts.values())
+
+
+class GetStructuralSignalsInput(Input):
+    limit: int = Field(50, ge=1, le=1000, description="Page size: at most this many signals.")
+    cursor: str | None = Field(None, description="next_cursor from the previous page.")
+
+
+class GetStructuralSignalsOutput(Envelope, SignalsPage):
+    next_cursor: str | None = Field(
+        description="Pass as cursor for the next page of signals; null when done."
+    )
+
+
+@tool("query", read_only=True, idempotent=True)
+def get_structural_signals(
+    ctx: ServerContext, args: GetStructuralSignalsInput
+) -> GetStructuralSignalsOutput:
+    """Raw lists: parent and dependency cycles, dangling references by field, duplicate ids,
+    unparseable files, self-references, done tasks with open children, open tasks under
+    done parents. Paged as one sequence in that order; totals counts every list."""
+    with ctx.live.snapshot():
+        window = ctx.window(limit=args.limit, cursor=args.cursor, query=("signals",))
+        found = signals.structural_signals(ctx.index)
+        page, total = signals_page(ctx, found, offset=window.offset, limit=window.limit)
+    next_cursor = window.next_cursor(total)
+    more = "Call get_structural_signals with cursor=next_cursor for the rest"
+    fix = "Fix what you judge worth fixing with update_task"
+    return GetStructuralSignalsOutput(
+        **dict(page),
+        next_cursor=next_cursor,
+        guidance=guide(
+            "signals_found" if total else "no_signals",
+            (more if next_cursor else fix) if total else "Nothing to fix",
+            ["update_task", "get_task", "delete_task"],
+        ),
+    )
