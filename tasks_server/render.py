@@ -86,13 +86,17 @@ def _problem_items(value: Any) -> list[Any]:
 
 
 def check_status(data: dict[str, Any]) -> int:
-    """1 when the tree has problems worth fixing, else 0."""
+    """1 when the tree has problems worth fixing (on any page: read from `totals`), else 0.
+    Done tasks with open children, and open tasks under done ones, are not errors."""
     keys = (
         "parent_cycles",
         "dependency_cycles",
+        "dangling_parent",
+        "dangling_depends_on",
+        "dangling_soft_depends_on",
         "duplicate_ids",
         "unparseable_files",
         "self_references",
     )
-    dangling = data.get("dangling_references") or {}
-    return 1 if any(data.get(key) for key in keys) or any(dangling.values()) else 0
+    totals = data.get("totals") or {}
+    return 1 if any(totals.get(key) for key in keys) else 0

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tasks_server.render import check_lines
+from tasks_server.render import check_lines, check_status
 from tests.conftest import write
 from tests.tasks_server.conftest import call, make_server
 
@@ -90,3 +90,9 @@ def test_check_says_how_many_signals_a_page_left_out() -> None:
         "  ['a', 'b']",
         "... and 2 more (page them with get_structural_signals)",
     ]
+
+
+def test_check_fails_on_a_problem_beyond_the_page_it_shows() -> None:
+    mismatch = {"terminal_with_open_children": 1000, "open_under_terminal_parent": 0}
+    assert check_status({"totals": mismatch}) == 0  # not an error of the tree
+    assert check_status({"totals": mismatch | {"dependency_cycles": 1}}) == 1
