@@ -15,7 +15,7 @@ from storage.timestamps import utc_now
 from tasks_server.live import LiveTree
 from tasks_server.models import PagedInput
 from tasks_server.paging import Page, Window, open_window, paginate
-from tasks_server.views import Fields, TaskBrief, TaskView, to_brief, to_view
+from tasks_server.views import BLOCKS_SHOWN, Fields, TaskBrief, TaskView, to_brief, to_view
 
 if TYPE_CHECKING:
     from tasks_server.registry import ToolSpec
@@ -67,7 +67,7 @@ class ServerContext:
             task,
             "full",
             facts=index.facts(task.id),
-            blocks=index.dependents(task.id),
+            blocks=index.in_order("depends_on", task.id)[:BLOCKS_SHOWN],
             file_modified=self.file_modified(task),
             max_body_chars=max_body_chars,
         )

@@ -13,11 +13,15 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 from graph.facts import TaskFacts
 from storage.model import Task
 
-__all__ = ["BRIEF_FIELDS", "Fields", "TaskBrief", "TaskView", "to_brief", "to_view"]
+__all__ = ["BLOCKS_SHOWN", "BRIEF_FIELDS", "Fields", "TaskBrief", "TaskView", "to_brief", "to_view"]
 
 Fields = Literal["brief", "full"]
 BRIEF_FIELDS = frozenset({"id", "title", "type", "status", "priority", "project", "parent"})
 FIELDS_DESCRIPTION = "'brief' (id, title, type, status, priority, project, parent) or 'full'."
+
+
+BLOCKS_SHOWN = 50
+"""How many dependents a full view lists by id (a hub can have thousands)."""
 
 
 class TaskBrief(BaseModel):
@@ -57,7 +61,12 @@ class TaskView(TaskBrief):
     is_leaf: bool | None = Field(None, description="True when no child is still open.")
     is_ready: bool | None = Field(None, description="Ready to start now (see get_ready_tasks).")
     is_blocked: bool | None = Field(None, description="Blocked (see get_blocked_tasks).")
-    blocks: list[str] | None = Field(None, description="Ids of tasks that depend on this one.")
+    blocks: list[str] | None = Field(
+        None,
+        description=f"Ids of tasks that depend on this one, the first {BLOCKS_SHOWN} in task "
+        "order (blocking_count counts all; get_task_neighborhood pages them).",
+    )
+    blocking_count: int | None = Field(None, description="Tasks that depend on this one.")
     extra: dict[str, Any] | None = Field(None, description="Other frontmatter keys, as written.")
     body: str | None = Field(None, description="Markdown body.")
     body_truncated: bool | None = Field(None, description="True when the body was shortened.")
@@ -128,6 +137,7 @@ def to_view(
         full |= {
             "depth": facts.depth,
             "child_count": facts.child_count,
+            "blocking_count": facts.blocking_count,
             "is_leaf": facts.is_leaf,
             "is_ready": facts.is_ready,
             "is_blocked": facts.is_blocked,
