@@ -45,7 +45,6 @@ from typing import Literal, overload
 from storage.model import Task
 
 __all__ = [
-    "TASK_ORDER",
     "Group",
     "GroupKind",
     "Key",
@@ -67,13 +66,9 @@ KeyOf = Callable[[str], Key]
 ORPHANS: Group = ("orphans", None)
 
 
-TASK_ORDER: Callable[[Task], Key] = attrgetter("priority", "order", "id")
-"""`sort_key` in C: the key for sorting many tasks at once."""
-
-
-def sort_key(task: Task) -> Key:
-    """The one task order of every list: (priority, order, id)."""
-    return task.priority, task.order, task.id
+sort_key: Callable[[Task], Key] = attrgetter("priority", "order", "id")
+"""The one task order of every list: (priority, order, id) (an `attrgetter`: a C-level key
+for sorting many tasks at once)."""
 
 
 def groups_of(task: Task) -> set[Group]:

@@ -25,7 +25,7 @@ from collections.abc import Collection, Iterable, Sequence
 from typing import Self
 
 from graph._engine import Engine
-from graph._order import TASK_ORDER, Group, GroupKind, Order, OrderedIds, sort_key
+from graph._order import Group, GroupKind, Order, OrderedIds, sort_key
 from graph._records import Record
 from graph._store import Kind
 from graph._tally import Tally
@@ -90,7 +90,7 @@ class TaskIndex:
     def sorted_ids(self, ids: Iterable[str]) -> list[str]:
         """`ids` (all existing) in the task order (priority, order, id)."""
         tasks = self._engine.store.tasks
-        return [task.id for task in sorted(map(tasks.__getitem__, ids), key=TASK_ORDER)]
+        return [task.id for task in sorted(map(tasks.__getitem__, ids), key=sort_key)]
 
     def sorted_until_edit(self, name: str, ids: Collection[str]) -> Sequence[str]:
         """`sorted_ids(ids)`, remembered as `name` until the next `apply`: for the sets the
@@ -103,7 +103,7 @@ class TaskIndex:
 
     def tasks(self) -> list[Task]:
         """Every task, in the task order."""
-        return sorted(self._engine.store.tasks.values(), key=TASK_ORDER)
+        return sorted(self._engine.store.tasks.values(), key=sort_key)
 
     def ids(self) -> list[str]:
         """Every id, in the task order."""

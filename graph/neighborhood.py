@@ -21,7 +21,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from graph.index import TaskIndex
 from graph.windowing import window_lists
 
-__all__ = ["DecompositionContext", "Neighborhood", "decomposition_context", "neighborhood"]
+__all__ = [
+    "DecompositionContext",
+    "Neighborhood",
+    "decomposition_context",
+    "neighborhood",
+    "windowed_total",
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 WINDOWED = "This list's part of the window (offset, limit); see the total."
@@ -78,6 +84,18 @@ class DecompositionContext(BaseModel):
         description=f"Every other task of the same project (none without one). {WINDOWED}"
     )
     project_tasks_total: int = Field(description="Other tasks of the project, all windows.")
+
+
+def windowed_total(found: Neighborhood | DecompositionContext) -> int:
+    """How many ids its windowed lists hold in all windows: the sum of every `*_total`.
+
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([Task(id="p", title="P", path="p.md", project="x"),
+    ...                          Task(id="a", title="A", path="a.md", parent="p", project="x")])
+    >>> windowed_total(decomposition_context(index, "p", limit=0))  # a child, a project mate
+    2
+    """
+    return sum(value for name, value in found if name.endswith("_total"))
 
 
 def _existing(index: TaskIndex, ids: list[str]) -> list[str]:

@@ -71,9 +71,7 @@ def get_decomposition_context(
         found = neighborhood.decomposition_context(
             ctx.index, args.task_id, offset=window.offset, limit=window.limit
         )
-        next_cursor = window.next_cursor(
-            found.existing_children_total + found.siblings_total + found.project_tasks_total
-        )
+        next_cursor = window.next_cursor(neighborhood.windowed_total(found))
         result = GetDecompositionContextOutput(
             task=ctx.view(ctx.index.require(args.task_id), "full"),
             existing_children=ctx.briefs(found.existing_children),
@@ -130,13 +128,6 @@ class GetTaskNeighborhoodOutput(Envelope):
     next_cursor: str | None = Field(description=NEXT_CURSOR)
 
 
-def _neighborhood_total(found: neighborhood.Neighborhood) -> int:
-    """How many tasks the paged lists hold in all."""
-    relationships = found.children_total + found.depends_on_total + found.blocks_total
-    soft = found.soft_depends_on_total + found.soft_blocks_total
-    return relationships + soft + found.same_project_total + found.orphan_total
-
-
 @tool("query", read_only=True, idempotent=True)
 def get_task_neighborhood(ctx: ServerContext, args: TaskIdInput) -> GetTaskNeighborhoodOutput:
     """A task with its parent, children, dependencies, dependents, project peers and the
@@ -149,7 +140,7 @@ def get_task_neighborhood(ctx: ServerContext, args: TaskIdInput) -> GetTaskNeigh
         found = neighborhood.neighborhood(
             ctx.index, args.task_id, offset=window.offset, limit=window.limit
         )
-        next_cursor = window.next_cursor(_neighborhood_total(found))
+        next_cursor = window.next_cursor(neighborhood.windowed_total(found))
         result = GetTaskNeighborhoodOutput(
             task=ctx.view(ctx.index.require(args.task_id), "full"),
             existing_relationships=Relationships(
