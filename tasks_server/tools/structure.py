@@ -70,21 +70,13 @@ def signals_page(
     lists = _lists(with_load_problems(ctx, found))
     cuts = dict(zip(lists, window_lists(lists.values(), offset, limit), strict=True))
     part = {name: cut.ids for name, cut in cuts.items()}
-    page = SignalsPage(
-        parent_cycles=part["parent_cycles"],
-        dependency_cycles=part["dependency_cycles"],
-        dangling_references=DanglingReferences(
-            parent=part["dangling_parent"],
-            depends_on=part["dangling_depends_on"],
-            soft_depends_on=part["dangling_soft_depends_on"],
-        ),
-        self_references=part["self_references"],
-        terminal_with_open_children=part["terminal_with_open_children"],
-        open_under_terminal_parent=part["open_under_terminal_parent"],
-        duplicate_ids=part["duplicate_ids"],
-        unparseable_files=part["unparseable_files"],
-        totals={name: cut.total for name, cut in cuts.items()},
+    dangling = DanglingReferences(
+        parent=part.pop("dangling_parent"),
+        depends_on=part.pop("dangling_depends_on"),
+        soft_depends_on=part.pop("dangling_soft_depends_on"),
     )
+    totals = {name: cut.total for name, cut in cuts.items()}
+    page = SignalsPage(**part, dangling_references=dangling, totals=totals)
     return page, sum(cut.total for cut in cuts.values())
 
 
