@@ -19,7 +19,7 @@ from storage.importers import backlog as backlog_importer
 from storage.importers import beads as beads_importer
 from storage.model import Task
 from storage.repository import TaskRepository
-from tests.conftest import DATASETS, write
+from tests.conftest import DATASETS, datasets, write
 
 BEADS = DATASETS / "beads"
 BACKLOG = DATASETS / "backlog" / "ChronoVortex07__taskwright"
@@ -104,6 +104,7 @@ def backlog_file(folder: Path, task_id: str, more: str = "") -> Path:
 # --- beads datasets ----------------------------------------------------------------------
 
 
+@datasets
 @pytest.mark.parametrize("name", sorted(BEADS_FILES))
 def test_beads_dataset_is_imported_whole_with_counts_matching_the_raw_file(
     tmp_path: Path, name: str
@@ -131,6 +132,7 @@ def test_beads_dataset_is_imported_whole_with_counts_matching_the_raw_file(
     assert all(task.path.startswith(f"{BEADS_FILES[name]}/tasks/") for task in tasks.values())
 
 
+@datasets
 @pytest.mark.parametrize("name", sorted(BEADS_FILES))
 def test_beads_every_record_keeps_its_links_status_and_timestamps(
     tmp_path: Path, name: str
@@ -158,6 +160,7 @@ def test_beads_every_record_keeps_its_links_status_and_timestamps(
         assert task.created.isoformat()[:19] == record["created_at"][:19]
 
 
+@datasets
 def test_skyhook_records_keep_parent_blocks_comments_and_their_minus_eight_offset(
     tmp_path: Path,
 ) -> None:
@@ -178,6 +181,7 @@ def test_skyhook_records_keep_parent_blocks_comments_and_their_minus_eight_offse
     assert gld1.extra["beads_close_reason"] == "Closed"
 
 
+@datasets
 def test_mbtpdf_keeps_a_two_level_hierarchy_and_its_plus_eight_offset(tmp_path: Path) -> None:
     import_beads(BEADS / "NingYuM__mbtpdf.jsonl", TaskRepository(tmp_path))
     tasks = loaded(tmp_path)
@@ -191,6 +195,7 @@ def test_mbtpdf_keeps_a_two_level_hierarchy_and_its_plus_eight_offset(tmp_path: 
     assert grandchild.created.isoformat().endswith("+08:00")
 
 
+@datasets
 def test_rust_oracledb_keeps_soft_dependency_types_chores_and_deferred_status(
     tmp_path: Path,
 ) -> None:
@@ -216,6 +221,7 @@ def test_rust_oracledb_keeps_soft_dependency_types_chores_and_deferred_status(
     assert deferred.created.isoformat() == "2026-06-29T08:04:13.911922+00:00"
 
 
+@datasets
 @pytest.mark.parametrize("name", sorted(BEADS_FILES))
 def test_beads_owner_and_created_by_are_left_out_of_every_file(tmp_path: Path, name: str) -> None:
     records = raw_records(BEADS / name)
@@ -232,6 +238,7 @@ def test_beads_owner_and_created_by_are_left_out_of_every_file(tmp_path: Path, n
 # --- Backlog.md dataset ------------------------------------------------------------------
 
 
+@datasets
 def test_backlog_folder_is_imported_whole_with_counts_matching_the_files(tmp_path: Path) -> None:
     files = sorted(BACKLOG.rglob("*.md"))
     archived = sorted((BACKLOG / "archive").rglob("*.md"))
@@ -256,6 +263,7 @@ def test_backlog_folder_is_imported_whole_with_counts_matching_the_files(tmp_pat
     assert set(references) <= set(tasks)
 
 
+@datasets
 def test_backlog_records_keep_priority_labels_dates_and_extra_fields(tmp_path: Path) -> None:
     import_backlog(BACKLOG, TaskRepository(tmp_path), project="taskwright")
     tasks = loaded(tmp_path)
@@ -292,6 +300,7 @@ def mapped_backlog() -> list[Task]:
     return backlog_importer.to_tasks(files, project="chronovortex07-taskwright")[0]
 
 
+@datasets
 @pytest.mark.parametrize("source", [*sorted(BEADS_FILES), "backlog"])
 def test_every_imported_file_reads_back_as_the_task_that_was_mapped(
     tmp_path: Path, source: str
@@ -447,6 +456,7 @@ def test_id_already_in_the_tree_fails_the_import_and_writes_nothing(tmp_path: Pa
     assert tree(root) == before
 
 
+@datasets
 def test_importing_the_same_file_twice_fails_the_second_time_and_changes_nothing(
     tmp_path: Path,
 ) -> None:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import DATASETS
+from tests.conftest import DATASETS, datasets
 
 SCRIPT = Path(sys.executable).with_name("tasks-server")
 
@@ -47,6 +47,7 @@ def test_check_passes_a_clean_tree_and_fails_the_odd_one(
         assert fragment in odd.stdout
 
 
+@datasets
 def test_import_writes_a_tree_the_server_can_read(tmp_path: Path) -> None:
     root = tmp_path / "imported"
     done = run(
@@ -57,6 +58,7 @@ def test_import_writes_a_tree_the_server_can_read(tmp_path: Path) -> None:
     assert json.loads(metrics.stdout)["total_tasks"] == 7
 
 
+@datasets
 def test_import_into_a_tree_that_already_has_the_ids_writes_nothing(tmp_path: Path) -> None:
     root = tmp_path / "imported"
     source = str(DATASETS / "beads" / "NVIDIA__skyhook.jsonl")

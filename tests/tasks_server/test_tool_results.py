@@ -13,7 +13,7 @@ from syrupy.assertion import SnapshotAssertion
 
 from storage.importers import import_backlog, import_beads
 from storage.repository import TaskRepository
-from tests.conftest import DATASETS
+from tests.conftest import DATASETS, datasets
 from tests.tasks_server.conftest import call, make_server
 
 pytestmark = pytest.mark.anyio
@@ -97,6 +97,7 @@ IMPORTED_CALLS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+@datasets
 @pytest.mark.parametrize(("tool", "arguments"), IMPORTED_CALLS, ids=str)
 async def test_query_tools_on_imported_datasets(
     imported: Client, tool: str, arguments: dict[str, Any], snapshot: SnapshotAssertion
