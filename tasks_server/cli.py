@@ -1,8 +1,9 @@
 """The `tasks-server` command: serve MCP, call a tool, and read the tree as a human.
 
-Everything a human command prints comes from the same tools agents call, through a real
-in-process MCP client session. Logs and progress go to stderr; stdout carries only the
-output (for stdio MCP, only protocol messages).
+Everything a human command prints comes from the same tools agents call (`Toolset.run`,
+the one implementation), without loading the MCP SDK: only `serve` and `call` (which runs a
+tool through a real in-process MCP client session) import it. Logs and progress go to stderr;
+stdout carries only the output (for stdio MCP, only protocol messages).
 """
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
-
-import anyio
-from mcp import Client
+from typing import TYPE_CHECKING, Any
 
 from tasks_server import render
 from tasks_server.roles import ROLES, parse_patterns
-from tasks_server.server import TasksServer, create_server
+
+if TYPE_CHECKING:
+    from tasks_server.toolset import Toolset
 
 __all__ = ["main"]
 
@@ -98,28 +98,39 @@ def _add_import_export(sub: Any) -> None:
     exp.add_argument("--id", dest="task_id", default=None)
 
 
-def _local_server(args: argparse.Namespace) -> TasksServer:
-    """A server for one command: the options' root, role and tools; no watcher thread."""
-    return create_server(
-        args.root or default_root(),
-        role=args.role,
-        tools=parse_patterns(args.tools),
-        bots=args.bots,
-        watch=False,
-    )
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "role": args.role,
+        "tools": parse_patterns(args.tools),
+        "bots": args.bots,
+        "watch": False,
+    }
+
+
+def _local_toolset(args: argparse.Namespace) -> Toolset:
+    """The tools for one command: the options' root, role and tools; no watcher thread."""
+    from tasks_server.toolset import open_toolset  # noqa: PLC0415 - after argument parsing
+
+    return open_toolset(args.root or default_root(), **_options(args))
 
 
 async def call_tool(
     args: argparse.Namespace, tool: str, arguments: dict[str, Any]
 ) -> tuple[bool, dict[str, Any]]:
     """Run one tool through a real in-process MCP client session."""
-    server = _local_server(args)
+    from mcp import Client  # noqa: PLC0415 - only `call` and `serve` load the SDK
+
+    from tasks_server.server import create_server  # noqa: PLC0415
+
+    server = create_server(args.root or default_root(), **_options(args))
     try:
         async with Client(server) as client:
             result = await client.call_tool(tool, arguments)
     finally:
         server.close()
-    return not result.is_error, dict(result.structured_content or {})
+    if result.is_error:
+        return False, json.loads(result.content[0].text)  # type: ignore[union-attr]
+    return True, dict(result.structured_content or {})
 
 
 def _run_call(args: argparse.Namespace) -> int:
@@ -128,6 +139,8 @@ def _run_call(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         print(f"--args is not JSON: {exc}", file=sys.stderr)
         return 2
+    import anyio  # noqa: PLC0415
+
     ok, data = anyio.run(call_tool, args, args.tool, arguments)
     print(json.dumps(data, indent=2, ensure_ascii=False))
     return 0 if ok else 1
@@ -156,9 +169,14 @@ HUMAN: dict[str, Human] = {
 def _run_human(args: argparse.Namespace) -> int:
     tool, make_args, show = HUMAN[args.command]
     arguments = {k: v for k, v in make_args(args).items() if v is not None}
-    ok, data = anyio.run(call_tool, args, tool, arguments)
-    if not ok:
-        print(data.get("error", {}).get("message", "failed"), file=sys.stderr)
+    toolset = _local_toolset(args)
+    try:
+        outcome = toolset.run(tool, arguments)
+    finally:
+        toolset.context.close()
+    data = outcome.data
+    if outcome.is_error:
+        print(data["error"]["message"], file=sys.stderr)
         return 1
     print(show(data))
     return render.check_status(data) if args.command == "check" else 0
@@ -166,6 +184,7 @@ def _run_human(args: argparse.Namespace) -> int:
 
 def _run_serve(args: argparse.Namespace) -> int:
     from tasks_server.http import InsecureBind, check_bind, serve_http  # noqa: PLC0415
+    from tasks_server.server import create_server, serve_stdio  # noqa: PLC0415
 
     if args.transport == "http":
         try:
@@ -184,7 +203,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         if args.transport == "http":
             serve_http(server, args.host, args.port, args.auth_token)
         else:
-            server.run("stdio")
+            serve_stdio(server)
     finally:
         server.close()
     return 0
@@ -228,15 +247,10 @@ def _run_export(args: argparse.Namespace) -> int:
 
 
 def _run_tools(args: argparse.Namespace) -> int:
-    async def listing() -> list[dict[str, Any]]:
-        async with Client(_local_server(args)) as client:
-            tools = (await client.list_tools()).tools
-        return [{"name": t.name, "description": t.description} for t in tools]
-
-    for item in anyio.run(listing):
-        print(
-            f"{item['name']}: {item['description'].splitlines()[0] if item['description'] else ''}"
-        )
+    toolset = _local_toolset(args)
+    toolset.context.close()
+    for spec in toolset.visible():
+        print(f"{spec.name}: {spec.description.splitlines()[0] if spec.description else ''}")
     return 0
 
 

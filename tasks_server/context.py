@@ -29,8 +29,6 @@ class ServerContext:
 
     live: LiveTree
     bots_dir: Path | None = None
-    allowed: Callable[[str], bool] = field(default=lambda name: True)
-    server: Any = None
     bots: Any = None
     clock: Callable[[], datetime] = field(default=utc_now)
 

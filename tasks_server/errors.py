@@ -2,23 +2,22 @@
 
     ToolFailure(code, message)          a refusal the caller can act on
     ├── ToolNotAllowed(tool)            TOOL_NOT_ALLOWED
+    ├── UnknownTool(tool)               UNKNOWN_TOOL
     ├── InvalidCursor(detail)           INVALID_CURSOR
     └── OpenChecklist(task_id, items)   OPEN_CHECKLIST
 
-Storage and graph exceptions keep their own types; `error_result` maps every one of them
-(and anything unexpected, without a stack trace) to an `isError` result with a stable
-`code`, a message, and recovery guidance.
+Storage, graph and bot exceptions keep their own types. `classify` maps every one of them
+through one table, walked along the exception's class hierarchy (the most specific entry
+wins), to a stable `code`, a message and details; anything unexpected is INTERNAL_ERROR,
+logged, and never shown as a stack trace.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
 
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graph.errors import CycleError, GraphError, InvalidArgument, UnknownTask
@@ -31,19 +30,35 @@ from storage.errors import (
     StorageError,
     TaskNotFound,
 )
-from tasks_server.guidance import Guidance, guide
+from tasks_server.bots.errors import BotError
+from tasks_server.guidance import Guidance
 
 __all__ = [
+    "RECOVERY",
     "ErrorInfo",
+    "ErrorResult",
     "InvalidCursor",
     "OpenChecklist",
     "ToolFailure",
     "ToolNotAllowed",
-    "error_result",
-    "guarded",
+    "UnknownTool",
+    "classify",
+    "shorten",
 ]
 
 log = logging.getLogger(__name__)
+
+MESSAGE_CHARS = 500
+"""The longest message a result carries: a caller's huge input is never echoed back whole."""
+
+
+def shorten(text: str, limit: int = 80) -> str:
+    """`text` cut to `limit` characters, marked when cut (for quoting callers' values).
+
+    >>> shorten("x" * 100, 10)
+    'xxxxxxxxx…'
+    """
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class ToolFailure(Exception):
@@ -55,7 +70,13 @@ class ToolFailure(Exception):
 
 class ToolNotAllowed(ToolFailure):
     def __init__(self, tool: str) -> None:
-        super().__init__("TOOL_NOT_ALLOWED", f"tool {tool!r} is not allowed for this server's role")
+        super().__init__("TOOL_NOT_ALLOWED", f"tool {tool!r} is not allowed for this session")
+        self.tool = tool
+
+
+class UnknownTool(ToolFailure):
+    def __init__(self, tool: str) -> None:
+        super().__init__("UNKNOWN_TOOL", f"no tool named {shorten(tool)!r}")
 
 
 class InvalidCursor(ToolFailure):
@@ -80,104 +101,79 @@ class ErrorInfo(BaseModel):
 
 
 class ErrorResult(BaseModel):
+    """An error result: sent as the text of an `isError` result, with no structured content,
+    so that no client validates it against the tool's (success) outputSchema."""
+
+    model_config = ConfigDict(extra="forbid")
     success: bool = Field(description="Always false for an error.")
     error: ErrorInfo
     guidance: Guidance
 
 
-_RECOVERY: dict[str, tuple[str, list[str]]] = {
-    "TASK_NOT_FOUND": (
-        "Check the id with search_tasks or list_tasks",
-        ["search_tasks", "list_tasks"],
-    ),
-    "INVALID_ARGUMENT": ("Fix the argument named in the message and retry", ["get_index_stats"]),
+RECOVERY: dict[str, tuple[str, list[str]]] = {
+    "TASK_NOT_FOUND": ("Check the id with search_tasks", ["search_tasks", "list_tasks"]),
+    "INVALID_ARGUMENT": ("Fix the argument named in the message and retry", []),
     "CONFLICT": ("Re-read the task with get_task, then retry with its file_modified", ["get_task"]),
     "CYCLE": ("Choose a parent or dependency outside the cycle", ["get_task_neighborhood"]),
-    "TOOL_NOT_ALLOWED": ("Use a tool from tools/list; this role cannot call that one", []),
+    "TOOL_NOT_ALLOWED": ("Use one of the tools listed here instead", []),
     "PARSE_ERROR": ("Fix the file named in the message, then retry", ["get_structural_signals"]),
     "INVALID_CURSOR": ("Restart paging without a cursor", []),
     "ALREADY_EXISTS": ("Use update_task on the existing task, or another id", ["get_task"]),
-    "OPEN_CHECKLIST": (
-        "Tick the checklist items, or call complete_task with force=true",
-        ["get_task"],
-    ),
+    "OPEN_CHECKLIST": ("Tick the items, or call complete_task with force=true", ["get_task"]),
     "PATH_OUTSIDE_ROOT": ("Use an id or path inside the task root", []),
     "UNKNOWN_TOOL": ("Call tools/list and use a listed name", []),
     "INTERNAL_ERROR": ("Retry once; if it repeats, call rebuild_index", ["rebuild_index"]),
-}
+}  # fmt: skip
 
 
-def classify(exc: BaseException) -> tuple[str, str, dict[str, Any] | None]:
-    """(code, message, details) for any exception."""
-    if isinstance(exc, ToolFailure):
-        return exc.code, exc.message, None
-    if isinstance(exc, ToolError):
-        return _classify_tool_error(exc)
-    if isinstance(exc, ValidationError):
-        return _classify_validation(exc)
-    if isinstance(exc, UnknownTask | TaskNotFound):
-        return "TASK_NOT_FOUND", str(exc), {"task_id": exc.task_id}
-    if isinstance(exc, CycleError):
-        return "CYCLE", str(exc), {"kind": exc.kind, "cycle": list(exc.nodes)}
-    if isinstance(exc, InvalidArgument | InvalidId):
-        return "INVALID_ARGUMENT", str(exc), None
-    return _classify_storage(exc)
+def _info(code: str, exc: BaseException, details: dict[str, Any] | None = None) -> ErrorInfo:
+    return ErrorInfo(code=code, message=shorten(str(exc), MESSAGE_CHARS), details=details)
 
 
-def _classify_storage(exc: BaseException) -> tuple[str, str, dict[str, Any] | None]:
-    if isinstance(exc, Conflict):
-        return "CONFLICT", str(exc), {"path": exc.path, "file_modified": exc.actual}
-    if isinstance(exc, AlreadyExists):
-        return "ALREADY_EXISTS", str(exc), None
-    if isinstance(exc, PathOutsideRoot):
-        return "PATH_OUTSIDE_ROOT", str(exc), None
-    if isinstance(exc, ParseError):
-        return "PARSE_ERROR", str(exc), {"path": exc.path}
-    if isinstance(exc, StorageError | GraphError):
-        return "INVALID_ARGUMENT", str(exc), None
-    log.error("unexpected error in a tool", exc_info=exc)
-    return "INTERNAL_ERROR", f"unexpected {type(exc).__name__}; the server logged it", None
+def _own_code(exc: Any) -> ErrorInfo:
+    return _info(exc.code, exc)
 
 
-def _classify_tool_error(exc: ToolError) -> tuple[str, str, dict[str, Any] | None]:
-    cause = exc.__cause__
-    if isinstance(cause, ValidationError):
-        return _classify_validation(cause)
-    if cause is None and str(exc).startswith("Unknown tool"):
-        return "UNKNOWN_TOOL", str(exc), None
-    if cause is not None:
-        return classify(cause)
-    return "INVALID_ARGUMENT", str(exc), None
-
-
-def _classify_validation(exc: ValidationError) -> tuple[str, str, dict[str, Any] | None]:
+def _validation(exc: ValidationError) -> ErrorInfo:
     problems = [
-        f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
-        for err in exc.errors()
+        shorten(f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}", 200)
+        for err in exc.errors(include_url=False)[:20]
     ]
-    return "INVALID_ARGUMENT", "; ".join(problems), {"fields": problems}
-
-
-def error_result(exc: BaseException) -> CallToolResult:
-    """The one mapping from an exception to an `isError` tool result with guidance."""
-    code, message, details = classify(exc)
-    next_action, tools = _RECOVERY.get(code, _RECOVERY["INTERNAL_ERROR"])
-    result = ErrorResult(
-        success=False,
-        error=ErrorInfo(code=code, message=message, details=details),
-        guidance=guide(f"error_{code.lower()}", next_action, tools, blocked_reason=message),
-    )
-    data = result.model_dump(mode="json", exclude_none=True)
-    return CallToolResult(
-        content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
-        structured_content=data,
-        is_error=True,
+    return ErrorInfo(
+        code="INVALID_ARGUMENT", message="; ".join(problems), details={"fields": problems}
     )
 
 
-def guarded(run: Callable[[], CallToolResult]) -> CallToolResult:
-    """Run a tool; any exception becomes an error result (the only broad except)."""
-    try:
-        return run()
-    except Exception as exc:
-        return error_result(exc)
+def _code(code: str) -> Callable[[Any], ErrorInfo]:
+    return lambda exc: _info(code, exc)
+
+
+_RULES: dict[type[BaseException], Callable[[Any], ErrorInfo]] = {
+    ToolFailure: _own_code,
+    BotError: _own_code,
+    ValidationError: _validation,
+    UnknownTask: lambda exc: _info("TASK_NOT_FOUND", exc, {"task_id": shorten(exc.task_id)}),
+    TaskNotFound: lambda exc: _info("TASK_NOT_FOUND", exc, {"task_id": shorten(exc.task_id)}),
+    CycleError: lambda exc: _info("CYCLE", exc, {"kind": exc.kind, "cycle": list(exc.nodes)}),
+    Conflict: lambda exc: _info("CONFLICT", exc, {"path": exc.path, "file_modified": exc.actual}),
+    ParseError: lambda exc: _info("PARSE_ERROR", exc, {"path": exc.path}),
+    AlreadyExists: _code("ALREADY_EXISTS"),
+    PathOutsideRoot: _code("PATH_OUTSIDE_ROOT"),
+    InvalidArgument: _code("INVALID_ARGUMENT"),
+    InvalidId: _code("INVALID_ARGUMENT"),
+    StorageError: _code("INVALID_ARGUMENT"),
+    GraphError: _code("INVALID_ARGUMENT"),
+}  # fmt: skip
+
+
+def classify(exc: BaseException) -> ErrorInfo:
+    """The code, message and details of any exception: the first class along its method
+    resolution order that the table names decides."""
+    for kind in type(exc).__mro__:
+        rule = _RULES.get(kind)
+        if rule is not None:
+            return rule(exc)
+    log.error("unexpected error in a tool", exc_info=exc)
+    return ErrorInfo(
+        code="INTERNAL_ERROR", message=f"unexpected {type(exc).__name__}; the server logged it"
+    )

@@ -6,11 +6,13 @@ tools, and stays a few short strings.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-__all__ = ["Guidance", "action", "guide"]
+__all__ = ["Guidance", "action", "for_session", "guide", "nearest_tools"]
 
 _ACTION_HELP = {
     "get_task": "read one task in full",
@@ -83,3 +85,68 @@ def guide(
         blocked_reason=blocked_reason,
         context=context or None,
     )
+
+
+# --- what one session may be told ------------------------------------------------------------
+
+_NEAREST: dict[str, tuple[str, ...]] = {
+    "create_task": ("list_tasks", "get_decomposition_context"),
+    "update_task": ("get_task", "get_task_neighborhood"),
+    "complete_task": ("get_task", "get_review_tasks"),
+    "complete_tasks": ("get_ready_tasks", "get_review_tasks"),
+    "decompose_task": ("get_decomposition_context", "get_children"),
+    "reorder_children": ("get_children", "get_task_tree"),
+    "delete_task": ("get_task", "get_structural_signals"),
+    "rebuild_index": ("get_index_stats", "get_structural_signals"),
+}
+"""For a tool a session may not call, the tools that do the nearest job (reading instead of
+writing); tools not named here fall back to the allowed tools of their own family."""
+
+_WORD = re.compile(r"[a-z][a-z0-9_]*[a-z0-9]")
+
+
+def nearest_tools(tool: str, allowed: Sequence[str], *, most: int = 5) -> list[str]:
+    """The allowed tools that do the nearest job to `tool`: its listed neighbours, then tools
+    sharing its first name part (a bot's other tools), then the first allowed tools.
+
+    >>> nearest_tools("update_task", ["get_task", "list_tasks", "story_bot_tool"])
+    ['get_task', 'list_tasks', 'story_bot_tool']
+    """
+    family = tool.split("_", 1)[0]
+    ranked = [
+        *(t for t in _NEAREST.get(tool, ()) if t in allowed),
+        *(t for t in allowed if t.split("_", 1)[0] == family and t != tool),
+        *allowed,
+    ]
+    return list(dict.fromkeys(ranked))[:most]
+
+
+def _named(text: str, known: Collection[str]) -> set[str]:
+    return {word for word in _WORD.findall(text) if word in known}
+
+
+def for_session(guidance: dict[str, Any], known: Collection[str], allowed: Collection[str]) -> None:
+    """Make dumped guidance name only tools this session can call (in place).
+
+    Available actions it may not call are dropped; a next step naming one becomes the first
+    remaining action; warnings and context entries naming one are dropped; a blocked reason
+    naming one says so without the name. Deterministic: the same state and the same
+    session give the same guidance.
+    """
+    hidden = set(known).difference(allowed)
+    actions = [a for a in guidance["available_actions"] if a.split(" - ")[0] not in hidden]
+    guidance["available_actions"] = actions
+    if _named(guidance["next_action"], hidden):
+        guidance["next_action"] = (
+            f"Call {actions[0]}" if actions else "No follow-up tool is open to this session"
+        )
+    if "warnings" in guidance:
+        kept = [w for w in guidance["warnings"] if not _named(w, hidden)]
+        guidance["warnings"] = kept
+        if not kept:
+            del guidance["warnings"]
+    if _named(guidance.get("blocked_reason") or "", hidden):
+        guidance["blocked_reason"] = "It involves a tool this session cannot call"
+    context = guidance.get("context")
+    if context:
+        guidance["context"] = {k: v for k, v in context.items() if not _named(str(v), hidden)}

@@ -19,7 +19,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mcp_types import ToolAnnotations
 from pydantic import BaseModel
 
 from tasks_server.bots.config import Action, Behavior, BotConfig
@@ -28,7 +27,7 @@ from tasks_server.bots.models import ActionInput, BotResult, CloseInput, Project
 from tasks_server.bots.project import TaskTree
 from tasks_server.bots.runtime import BotRuntime
 from tasks_server.errors import ToolFailure
-from tasks_server.registry import ToolSpec
+from tasks_server.registry import Hints, ToolSpec
 
 __all__ = ["BotCatalog", "bot_specs"]
 
@@ -91,12 +90,9 @@ def _check_unique_tools(bots: list[BotRuntime]) -> None:
 # --- spec generation ----------------------------------------------------------------------------
 
 
-def _annotations(*, idempotent: bool) -> ToolAnnotations:
+def _hints(*, idempotent: bool) -> Hints:
     """Bot tools write only the bot's state file (and, once, the project task)."""
-    return ToolAnnotations(
-        read_only_hint=False, destructive_hint=False, idempotent_hint=idempotent,
-        open_world_hint=False,
-    )  # fmt: skip
+    return Hints(read_only=False, destructive=False, idempotent=idempotent)
 
 
 Call = Callable[[Any, datetime], BotResult]
@@ -133,7 +129,7 @@ def _spec(
     return ToolSpec(
         name=name, tier="workflow", description=text, input_model=input_model,
         output_model=BotResult, handler=_handler(call),
-        annotations=_annotations(idempotent=idempotent), meta={"trigger_patterns": patterns},
+        hints=_hints(idempotent=idempotent), meta={"trigger_patterns": patterns},
     )  # fmt: skip
 
 

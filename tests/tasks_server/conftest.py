@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,9 +44,15 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     return dict(result.structured_content)
 
 
-async def fail(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    """Call a tool that must fail; return its structured error content."""
-    result = await client.call_tool(tool, arguments)
+def error_of(result: Any) -> dict[str, Any]:
+    """The error object of an `isError` result: JSON text, no structured content (strict
+    clients check structured content against the success schema, even on errors)."""
     assert result.is_error, result.structured_content
-    assert result.structured_content is not None
-    return dict(result.structured_content)
+    assert result.structured_content is None
+    data: dict[str, Any] = json.loads(result.content[0].text)
+    return data
+
+
+async def fail(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    """Call a tool that must fail; return its error object."""
+    return error_of(await client.call_tool(tool, arguments))

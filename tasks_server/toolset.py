@@ -1,0 +1,113 @@
+"""The tools one session may call, and the one way every call runs.
+
+`Toolset.run(name, arguments)` is the whole life of a call: the name is checked against our
+own registry (UNKNOWN_TOOL, TOOL_NOT_ALLOWED), the arguments are validated once by the tool's
+input model (unknown keys are refused by the model itself), the handler runs, and the output
+model is dumped to JSON-ready data whose guidance names only tools this session can call.
+Any exception becomes an error payload through `errors.classify`. The MCP face
+(`tasks_server.server`) and the human CLI both call this; neither knows the other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tasks_server.context import ServerContext
+from tasks_server.errors import (
+    RECOVERY,
+    ErrorResult,
+    ToolFailure,
+    ToolNotAllowed,
+    UnknownTool,
+    classify,
+)
+from tasks_server.guidance import for_session, guide, nearest_tools
+from tasks_server.registry import ToolSpec, discover
+from tasks_server.roles import tool_filter
+
+__all__ = ["Outcome", "Toolset", "open_toolset"]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A call's result: the structured data of a success, or an error payload."""
+
+    data: dict[str, Any]
+    is_error: bool
+
+
+class Toolset:
+    """Every known tool, the ones this session may call, and the context they run on."""
+
+    def __init__(
+        self, specs: Sequence[ToolSpec], context: Any, allowed: Callable[[str, str], bool]
+    ) -> None:
+        self.specs = {spec.name: spec for spec in specs}
+        self.context = context
+        self.names = [name for name, spec in sorted(self.specs.items()) if allowed(name, spec.tier)]
+        self.allowed = frozenset(self.names)
+        self._filtered = len(self.allowed) < len(self.specs)
+
+    def visible(self) -> list[ToolSpec]:
+        """The specs this session lists, sorted by name."""
+        return [self.specs[name] for name in self.names]
+
+    def spec(self, name: str) -> ToolSpec:
+        """The spec of a tool this session may call."""
+        if name not in self.specs:
+            raise UnknownTool(name)
+        if name not in self.allowed:
+            raise ToolNotAllowed(name)
+        return self.specs[name]
+
+    def run(self, name: str, arguments: dict[str, Any]) -> Outcome:
+        """Run one call; never raises."""
+        try:
+            spec = self.spec(name)
+            args = spec.input_model.model_validate(arguments)
+            data: dict[str, Any] = spec.handler(self.context, args).model_dump(mode="json")
+        except Exception as exc:
+            return Outcome(self._error(name, exc), True)
+        self._limit_guidance(data)
+        return Outcome(data, False)
+
+    def _error(self, name: str, exc: Exception) -> dict[str, Any]:
+        info = classify(exc)
+        next_action, tools = RECOVERY.get(info.code, RECOVERY["INTERNAL_ERROR"])
+        if isinstance(exc, ToolFailure) and info.code in {"TOOL_NOT_ALLOWED", "UNKNOWN_TOOL"}:
+            tools = nearest_tools(name, self.names)
+        guidance = guide(
+            f"error_{info.code.lower()}", next_action, tools, blocked_reason=info.message
+        )
+        data = ErrorResult(success=False, error=info, guidance=guidance).model_dump(
+            mode="json", exclude_none=True
+        )
+        self._limit_guidance(data)
+        return data
+
+    def _limit_guidance(self, data: dict[str, Any]) -> None:
+        if self._filtered and "guidance" in data:
+            for_session(data["guidance"], self.specs, self.allowed)
+
+
+def open_toolset(
+    root: Path,
+    *,
+    role: str | None = None,
+    tools: list[str] | None = None,
+    bots: Path | None = None,
+    bot: str | None = None,
+    watch: bool = True,
+) -> Toolset:
+    """The tools over the tree at `root` that `role`/`tools` allow; with `bot`, only that
+    bot's workflow tools (the others stay known, so guidance never names them)."""
+    context = ServerContext.open(root, bots=bots, watch=watch)
+    specs: list[ToolSpec] = [*discover(), *context.bot_specs()]
+    check = tool_filter(role, tools or [])
+    if bot is None:
+        return Toolset(specs, context, check)
+    only = {spec.name for spec in context.bot_specs(only=bot)}
+    return Toolset(specs, context, lambda name, tier: name in only and check(name, tier))

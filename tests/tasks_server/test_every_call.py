@@ -1,0 +1,208 @@
+"""Meta-tests over every session shape and every tool, through a real MCP client.
+
+For each role, a `--tools` allowlist and a bot-only server: every listed tool is called once
+with valid arguments (and must succeed) and once with an unknown argument; every result is
+checked the way strict clients check it (structured content valid against the published
+outputSchema with jsonschema; errors carry no structured content and a JSON error object),
+and every tool that guidance names anywhere must be in that session's tools/list. Then each
+error class (TASK_NOT_FOUND, INVALID_CURSOR, CONFLICT, UNKNOWN_TOOL, TOOL_NOT_ALLOWED) is
+raised and checked the same way. Also: every published schema is portable.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+from mcp import Client
+
+from tasks_server.schemas import input_schema, output_schema
+from tasks_server.toolset import open_toolset
+from tests.tasks_server.conftest import error_of, make_server
+from tests.tasks_server.schema_lint import findings
+
+pytestmark = pytest.mark.anyio
+
+# Valid arguments, in the order the walk calls them (a tool not named here takes none).
+ARGUMENTS: dict[str, dict[str, Any]] = {
+    "get_task": {"task_id": "wx-6ca4a1a9"},
+    "search_tasks": {"query": "station"},
+    "get_children": {"task_id": "wx-84e61ceb"},
+    "get_dependencies": {"task_id": "wx-ec7ac8ad"},
+    "get_task_tree": {"project": "wx"},
+    "get_decomposition_context": {"task_id": "wx-6ca4a1a9"},
+    "get_task_neighborhood": {"task_id": "wx-6ca4a1a9"},
+    "create_task": {"title": "Meta test task", "project": "wx"},
+    "update_task": {"task_id": "wx-6ca4a1a9", "priority": 1},
+    "complete_task": {"task_id": "pipe-281fa6f5", "force": True},
+    "complete_tasks": {"task_ids": ["pipe-a84567f9"], "force": True},
+    "decompose_task": {"task_id": "wx-dc36fc90", "children": [{"title": "Sub"}]},
+    "reorder_children": {"parent_id": "wx-84e61ceb", "order": []},
+    "delete_task": {"task_id": "grant-c85990d2"},
+    "story_bot_tool": {"project": "story-meta", "project_title": "Meta story"},
+}
+SESSIONS: dict[str, dict[str, Any]] = {
+    "all": {},
+    "planner": {"role": "planner"},
+    "editor": {"role": "editor"},
+    "bot": {"role": "bot"},
+    "allowlist": {"tools": ["get_task*", "list_tasks", "story_bot_*"]},
+    "bot_only": {"bot": "story_bot"},
+}
+WORD = re.compile(r"[a-z][a-z0-9_]*[a-z0-9]")
+
+
+def walk_order(names: list[str]) -> list[str]:
+    """Named tools in the table's order first (the bot starts its project), then the rest."""
+    first = [name for name in ARGUMENTS if name in names]
+    return first + sorted(set(names) - set(first))
+
+
+def named_tools(guidance: dict[str, Any], known: set[str]) -> set[str]:
+    text = json.dumps(guidance)
+    return {word for word in WORD.findall(text) if word in known}
+
+
+class Session:
+    """One client session and what it lists."""
+
+    def __init__(self, client: Client, tools: list[Any], known: set[str]) -> None:
+        self.client = client
+        self.listed = {tool.name for tool in tools}
+        self.schemas = {tool.name: tool.output_schema for tool in tools}
+        self.known = known
+
+    async def ok(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        result = await self.client.call_tool(name, arguments)
+        assert not result.is_error, (name, result.content)
+        data = result.structured_content
+        assert data is not None and data["success"] is True, name
+        Draft202012Validator(self.schemas[name]).validate(data)
+        assert json.loads(result.content[0].text) == data  # type: ignore[union-attr]
+        self.check_guidance(name, data["guidance"])
+        return dict(data)
+
+    async def error(self, name: str, arguments: dict[str, Any], code: str) -> dict[str, Any]:
+        data = error_of(await self.client.call_tool(name, arguments))
+        assert data["success"] is False and data["error"]["code"] == code, (name, data)
+        assert isinstance(data["error"]["message"], str) and data["error"]["message"]
+        self.check_guidance(name, data["guidance"])
+        return data
+
+    def check_guidance(self, name: str, guidance: dict[str, Any]) -> None:
+        assert guidance["current_state"] and guidance["next_action"], name
+        outside = named_tools(guidance, self.known) - self.listed
+        assert not outside, f"{name}: guidance names {sorted(outside)}, not listed here"
+        assert len(json.dumps(guidance)) < 1200, f"{name}: guidance is not compact"
+
+
+@pytest.mark.parametrize("shape", sorted(SESSIONS))
+async def test_every_listed_tool_succeeds_and_fails_cleanly_for_every_session(
+    example_root: Path, shape: str
+) -> None:
+    server = make_server(example_root, **SESSIONS[shape])
+    known = set(server.toolset.specs)
+    async with Client(server) as client:
+        session = Session(client, (await client.list_tools()).tools, known)
+        for name in walk_order(sorted(session.listed)):
+            arguments = dict(ARGUMENTS.get(name, {}))
+            if name == "reorder_children":
+                children = await session.ok("get_children", {"task_id": "wx-84e61ceb"})
+                arguments["order"] = [t["id"] for t in children["tasks"]][::-1]
+            await session.ok(name, arguments)
+            await session.error(name, {**arguments, "not_an_argument": 1}, "INVALID_ARGUMENT")
+    server.context.close()
+    assert session.listed
+
+
+@pytest.mark.parametrize("shape", sorted(SESSIONS))
+async def test_every_error_class_is_a_clean_error_with_guidance_the_session_can_follow(
+    example_root: Path, shape: str
+) -> None:
+    server = make_server(example_root, **SESSIONS[shape])
+    known = set(server.toolset.specs)
+    hidden = sorted(known - set(server.toolset.names))
+    async with Client(server) as client:
+        session = Session(client, (await client.list_tools()).tools, known)
+        await session.error("no_such_tool", {}, "UNKNOWN_TOOL")
+        if hidden:
+            refused = await session.error(hidden[0], {}, "TOOL_NOT_ALLOWED")
+            assert refused["guidance"]["available_actions"], "names the nearest allowed tools"
+        if "get_task" in session.listed:
+            await session.error("get_task", {"task_id": "nope"}, "TASK_NOT_FOUND")
+            await session.error("get_task", {}, "INVALID_ARGUMENT")
+            await session.error("get_task", {"task_id": 5}, "INVALID_ARGUMENT")
+        if "list_tasks" in session.listed:
+            await session.error("list_tasks", {"cursor": "garbage"}, "INVALID_CURSOR")
+        if "update_task" in session.listed:
+            stale = {"task_id": "wx-6ca4a1a9", "expected_modified": "2001-01-01T00:00:00Z"}
+            await session.error("update_task", {**stale, "priority": 3}, "CONFLICT")
+    server.context.close()
+
+
+async def test_a_refused_tool_lists_the_allowed_tools_that_do_the_nearest_job(
+    example_root: Path,
+) -> None:
+    server = make_server(example_root, role="planner")
+    async with Client(server) as client:
+        data = error_of(await client.call_tool("update_task", {"task_id": "wx-6ca4a1a9"}))
+    server.context.close()
+    assert data["error"]["code"] == "TOOL_NOT_ALLOWED"
+    named = [entry.split(" - ")[0] for entry in data["guidance"]["available_actions"]]
+    assert named[:2] == ["get_task", "get_task_neighborhood"]
+
+
+async def test_planner_guidance_on_a_task_never_sends_it_to_a_writer(example_root: Path) -> None:
+    server = make_server(example_root, role="planner")
+    async with Client(server) as client:
+        result = await client.call_tool("get_task", {"task_id": "wx-6ca4a1a9"})
+    server.context.close()
+    guidance = result.structured_content["guidance"]  # type: ignore[index]
+    text = json.dumps(guidance)
+    assert "update_task" not in text and "complete_task" not in text
+    assert guidance["next_action"].startswith("Call get_task_neighborhood")
+
+
+def test_every_published_schema_is_portable(example_root: Path) -> None:
+    toolset = open_toolset(example_root, watch=False)
+    toolset.context.close()
+    problems = {
+        f"{spec.name} {kind}: {finding}"
+        for spec in toolset.visible()
+        for kind, schema in (
+            ("input", input_schema(spec.input_model)),
+            ("output", output_schema(spec.output_model)),
+        )
+        for finding in findings(schema)
+    }
+    assert not problems, sorted(problems)[:10]
+    assert len(toolset.visible()) >= 60
+
+
+def test_the_portability_rules_catch_what_the_inspector_warns_about() -> None:
+    bad = {
+        "type": "object",
+        "properties": {
+            "a": {"type": ["string", "null"]},
+            "b": {},
+            "c": {"$ref": "https://example.com/s.json"},
+            "d": True,
+        },
+        "additionalProperties": False,
+    }
+    rules = sorted(finding.split(" at ")[0] for finding in findings(bad))
+    assert rules == ["boolean-schema", "remote-ref", "type-union", "untyped-schema"]
+
+
+async def test_server_info_names_the_package_version(example_root: Path) -> None:
+    from importlib.metadata import version  # noqa: PLC0415
+
+    server = make_server(example_root)
+    async with Client(server) as client:
+        info = client.server_info
+    server.context.close()
+    assert info is not None and info.version == version("tasks-server") != ""
