@@ -1,10 +1,16 @@
 """Tool latency over a real stdio MCP session, against the protocol floor.
 
-    python -m bench.mcp_bench --n 10000 --calls 300
+    python -m bench.mcp_bench --n 10000 --calls 300 [--against DIR]
 
 Generates a synthetic tree, starts `python -m tasks_server serve` on it and a null server
-(one tool that does nothing), and prints p50/p99 per tool. Mutations run on the same tree.
-The neighbourhood is timed at its default page (25 tasks) and at 50 ("... 50").
+(tools that do nothing, or return 1,000 plain rows), and prints p50/p99 per tool:
+- through the SDK's Python client, which validates every result against the tool's
+  outputSchema (as agents' clients do); mutations run on the same tree; the neighbourhood
+  at its default page (25 tasks) and at 50; `list_tasks` with 1,000 brief rows; and the
+  whole tree paged by 1,000 rows, end to end;
+- through a raw JSON-RPC client (no validation): the server's own cost, beside the floor.
+`--against DIR` also runs every case with the server started from another checkout (e.g.
+the main branch), in the same run, so the two compare under the same machine load.
 Figures only; no assertions.
 """
 
@@ -24,6 +30,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from bench.generate import generate_tree
+from bench.raw_client import RawClient
 
 
 def percentile(samples: list[float], fraction: float) -> float:
@@ -50,10 +57,27 @@ async def floor(calls: int) -> tuple[float, float]:
         return await timed(calls, lambda n: client.call_tool("noop", {"task_id": "x"}))
 
 
-async def measure(root: Path, calls: int) -> dict[str, tuple[float, float]]:
+def serve(root: Path) -> list[str]:
+    return ["-m", "tasks_server", "serve", "--root", str(root)]
+
+
+async def page_whole_tree(client: Client) -> int:
+    """Every task, by pages of 1,000 brief rows; how many came back."""
+    cursor, seen = None, 0
+    while True:
+        arguments: dict[str, Any] = {"limit": 1000, **({"cursor": cursor} if cursor else {})}
+        page = (await client.call_tool("list_tasks", arguments)).structured_content or {}
+        seen += len(page["tasks"])
+        cursor = page["next_cursor"]
+        if cursor is None:
+            return seen
+
+
+async def measure(root: Path, calls: int, cwd: Path | None) -> dict[str, tuple[float, float]]:
     results: dict[str, tuple[float, float]] = {}
     started = time.perf_counter()
-    async with Client(stdio(["-m", "tasks_server", "serve", "--root", str(root)])) as client:
+    params = StdioServerParameters(command=sys.executable, args=serve(root), cwd=cwd)
+    async with Client(params) as client:
         listed = await client.call_tool("list_tasks", {"limit": 1000, "status": "active"})
         print(f"server ready in {time.perf_counter() - started:.2f} s", file=sys.stderr)
         ids = [t["id"] for t in (listed.structured_content or {})["tasks"]]
@@ -72,6 +96,7 @@ async def measure(root: Path, calls: int) -> dict[str, tuple[float, float]]:
                 "get_task_neighborhood", {"task_id": pick(n), "limit": 50}
             ),
             "get_ready_tasks": lambda n: client.call_tool("get_ready_tasks", {"limit": 50}),
+            "list_tasks 1000": lambda n: client.call_tool("list_tasks", {"limit": 1000}),
             "create_task": lambda n: client.call_tool(
                 "create_task", {"title": f"Bench task {n}", "project": project}
             ),
@@ -84,22 +109,73 @@ async def measure(root: Path, calls: int) -> dict[str, tuple[float, float]]:
         }
         for name, run in cases.items():
             results[name] = await timed(calls, run)
+        results["whole tree by 1000"] = await timed(
+            max(3, calls // 30), lambda n: page_whole_tree(client)
+        )
     return results
+
+
+def timed_sync(calls: int, run: Callable[[], Any]) -> tuple[float, float]:
+    samples = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        run()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples), percentile(samples, 0.99)
+
+
+def raw_case(args: list[str], cwd: Path | None, tool: str, calls: int) -> tuple[float, float]:
+    client = RawClient(args, cwd=cwd)
+    arguments: dict[str, Any] = {"limit": 1000}
+    if tool == "get_task":
+        first = client.call("list_tasks", {"limit": 1})
+        arguments = {"task_id": first["structuredContent"]["tasks"][0]["id"]}
+    elif tool == "noop":
+        arguments = {}
+    client.call(tool, arguments)
+    found = timed_sync(calls, lambda: client.call(tool, arguments))
+    client.close()
+    return found
+
+
+def raw(root: Path, calls: int, cwd: Path | None) -> dict[str, tuple[float, float]]:
+    """The server's own cost, through a client that validates nothing."""
+    null = ["-m", "bench.null_server"]
+    return {
+        "(floor) noop": raw_case(null, None, "noop", calls),
+        "(floor) 1000 plain rows": raw_case(null, None, "rows", calls),
+        "get_task": raw_case(serve(root), cwd, "get_task", calls),
+        "list_tasks 1000": raw_case(serve(root), cwd, "list_tasks", calls),
+    }
+
+
+def table(title: str, rows: dict[str, tuple[float, float]], base: float) -> None:
+    print(f"\n{title}\n{'case':<28}{'p50 ms':>9}{'p99 ms':>9}{'p50/floor':>11}")
+    for name, (p50, p99) in rows.items():
+        print(f"{name:<28}{p50:>9.2f}{p99:>9.2f}{p50 / base:>11.2f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--against", type=Path, default=None, help="another checkout to compare")
     args = parser.parse_args()
+    servers: dict[str, Path | None] = {"this checkout": None}
+    if args.against is not None:
+        servers[f"server from {args.against}"] = args.against.resolve()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "tree"
         generate_tree(root, args.n, seed=1)
         base = anyio.run(floor, args.calls)
-        print(f"{'tool':<24}{'p50 ms':>9}{'p99 ms':>9}{'p50/floor':>11}")
-        print(f"{'(null server floor)':<24}{base[0]:>9.2f}{base[1]:>9.2f}{1:>11.2f}")
-        for name, (p50, p99) in anyio.run(measure, root, args.calls).items():
-            print(f"{name:<24}{p50:>9.2f}{p99:>9.2f}{p50 / base[0]:>11.2f}")
+        print(f"null server floor (SDK client): p50 {base[0]:.2f} ms, p99 {base[1]:.2f} ms")
+        for label, cwd in servers.items():
+            table(f"SDK client, {label}", anyio.run(measure, root, args.calls, cwd), base[0])
+        for label, cwd in servers.items():
+            found = raw(root, args.calls, cwd)
+            table(f"raw client, {label}", found, found["(floor) noop"][0])
+            rows = found["list_tasks 1000"][0] / found["(floor) 1000 plain rows"][0]
+            print(f"list_tasks 1000 / plain-rows floor: {rows:.2f}x")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ dependents, and the subtree only when something it inherits changes). Readers ho
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Self
 
 from graph._engine import Engine
@@ -35,6 +35,9 @@ from graph.facts import BlockedReasons, TaskFacts
 from storage.model import TERMINAL_STATUSES, Task
 
 __all__ = ["GroupKind", "OrderedIds", "TaskIndex", "would_create_cycle"]
+
+REMEMBERED = 64
+"""How many query results `until_edit` keeps between two edits."""
 
 
 class TaskIndex:
@@ -96,9 +99,17 @@ class TaskIndex:
         """`sorted_ids(ids)`, remembered as `name` until the next `apply`: for the sets the
         tally keeps (ready, blocked, ...), which only an edit changes and which planners
         read over and over. Read-only; read under `lock`."""
+        return self.until_edit(name, lambda: self.sorted_ids(ids))
+
+    def until_edit(self, name: str, compute: Callable[[], list[str]]) -> Sequence[str]:
+        """`compute()`, remembered as `name` until the next `apply` (a query's ids, so that
+        paging through it costs a slice per page). At most `REMEMBERED` names are kept
+        between two edits. Read-only; read under `lock`."""
         found = self._sorted.get(name)
         if found is None:
-            found = self._sorted[name] = self.sorted_ids(ids)
+            if len(self._sorted) >= REMEMBERED:
+                self._sorted.clear()
+            found = self._sorted[name] = compute()
         return found
 
     def tasks(self) -> list[Task]:
@@ -107,7 +118,7 @@ class TaskIndex:
 
     def ids(self) -> list[str]:
         """Every id, in the task order."""
-        return self.sorted_ids(self._engine.store.tasks)
+        return list(self.sorted_until_edit("all", self._engine.store.tasks))
 
     def projects(self) -> list[str]:
         """Every project name that at least one task has, sorted."""

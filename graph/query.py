@@ -37,14 +37,15 @@ def _check_priority(name: str, value: int | None) -> None:
 
 def _start(
     index: TaskIndex, project: str | None, status: str | None, parent: str | None
-) -> Iterable[str]:
-    """The smallest candidate set the filters allow."""
+) -> Sequence[str]:
+    """The smallest candidate group the filters allow, already in the task order."""
     if parent is not None:
-        return index.children(parent)
+        index.require(parent)
+        return index.in_order("parent", parent)
     if project is not None:
-        return index.project_members(project)
+        return index.in_order("project", project)
     if status is not None:
-        return index.tally.by_status.get(status, set())
+        return index.sorted_until_edit(f"status {status}", index.tally.by_status.get(status, ()))
     return index.ids()
 
 
@@ -92,12 +93,20 @@ def list_tasks(
         )
         if value is not None
     }
-    found = (
-        task_id
-        for task_id in _start(index, project, status, parent)
-        if _matches(index.require(task_id), wanted, priority_max, tag)
+    candidates = _start(index, project, status, parent)
+    if not (wanted or priority_max is not None or tag is not None):
+        return list(candidates)
+    key = repr(("list_tasks", sorted(wanted.items()), priority_max, tag, parent))
+    return list(
+        index.until_edit(
+            key,
+            lambda: [
+                task_id
+                for task_id in candidates
+                if _matches(index.require(task_id), wanted, priority_max, tag)
+            ],
+        )
     )
-    return index.sorted_ids(found)
 
 
 def search_tasks(index: TaskIndex, query: str) -> list[str]:

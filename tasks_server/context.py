@@ -15,7 +15,15 @@ from storage.timestamps import utc_now
 from tasks_server.live import LiveTree
 from tasks_server.models import PagedInput
 from tasks_server.paging import Page, Window, open_window, paginate
-from tasks_server.views import BLOCKS_SHOWN, Fields, TaskBrief, TaskView, to_brief, to_view
+from tasks_server.views import (
+    BLOCKS_SHOWN,
+    Fields,
+    TaskBrief,
+    TaskRow,
+    TaskView,
+    to_brief,
+    to_view,
+)
 
 if TYPE_CHECKING:
     from tasks_server.registry import ToolSpec
@@ -72,7 +80,10 @@ class ServerContext:
 
     def views(
         self, ids: Iterable[str], fields: Fields = "brief", *, max_body_chars: int | None = None
-    ) -> list[TaskView]:
+    ) -> list[TaskRow]:
+        """The rows of a task list: briefs, or full views."""
+        if fields == "brief":
+            return list(self.briefs(ids))
         index = self.index
         return [self.view(index.require(i), fields, max_body_chars=max_body_chars) for i in ids]
 
@@ -82,7 +93,7 @@ class ServerContext:
 
     def page(
         self, ids: list[str], args: PagedInput, query: object
-    ) -> tuple[list[TaskView], Page[str]]:
+    ) -> tuple[list[TaskRow], Page[str]]:
         """One page of `ids` as views; the cursor is tied to `query` and the tree's state."""
         page = paginate(
             ids, limit=args.limit, cursor=args.cursor, query=query, generation=self.live.generation

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tasks_server.guidance import Guidance
 from tasks_server.paging import Page
-from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskView
+from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow
 
 __all__ = ["Envelope", "Input", "PageInfo", "PagedInput", "TaskPage"]
 
@@ -43,12 +43,10 @@ class PageInfo(Envelope):
 
 
 class TaskPage(PageInfo):
-    tasks: list[TaskView] = Field(description="This page of tasks, in a stable order.")
+    tasks: list[TaskRow] = Field(description="This page of tasks, in a stable order.")
 
     @classmethod
-    def of(
-        cls, views: list[TaskView], page: Page[str], guidance: Guidance, **extra: object
-    ) -> Self:
+    def of(cls, views: list[TaskRow], page: Page[str], guidance: Guidance, **extra: object) -> Self:
         """This page of task views with its counts and cursor."""
         return cls(
             tasks=views,

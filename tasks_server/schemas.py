@@ -25,7 +25,7 @@ def input_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The schema of a tool's result: descriptions only on the top-level keys."""
-    full = model.model_json_schema(mode="serialization")
+    full = model.model_json_schema()
     schema: dict[str, Any] = _compact(_inline_refs(full), describe=False)
     described = full.get("properties", {})
     for key, prop in schema.get("properties", {}).items():

@@ -13,7 +13,7 @@ from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
 from tasks_server.models import Envelope, Input, PagedInput, PageInfo, TaskPage
 from tasks_server.registry import tool
-from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskView
+from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow, TaskView
 
 TASK_ID = "Exact task id (no prefix matching)."
 
@@ -138,7 +138,7 @@ class GetDependenciesInput(Input):
 
 class GetDependenciesOutput(Envelope):
     task_id: str = Field(description="The task whose dependencies these are.")
-    dependencies: list[TaskView] = Field(description="Hard dependencies that exist.")
+    dependencies: list[TaskRow] = Field(description="Hard dependencies that exist.")
     dangling: list[str] = Field(description="Dependency ids that name no task.")
     unmet: list[str] = Field(description="Dependencies not yet done or cancelled.")
     soft_dependencies: list[str] = Field(description="Soft (non-blocking) links.")
@@ -247,7 +247,7 @@ def get_ready_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetReadyTask
 
 
 class BlockedTask(Input):
-    task: TaskView = Field(description="The blocked task.")
+    task: TaskRow = Field(description="The blocked task.")
     unmet_dependencies: list[str] = Field(description="Dependencies not done or cancelled.")
     dangling_dependencies: list[str] = Field(description="Dependencies naming no task.")
     cycle: list[str] = Field(description="Members of its dependency cycle, if any.")

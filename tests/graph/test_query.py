@@ -104,3 +104,23 @@ def test_bad_tree_arguments_are_errors() -> None:
         tree(sample_tree(), max_depth=-1)
     with pytest.raises(UnknownTask):
         tree(sample_tree(), root_id="nope")
+
+
+def test_a_filtered_list_is_fresh_after_every_edit() -> None:
+    index = index_of(task("a", project="x"), task("b", project="x", priority=0))
+    assert list_tasks(index, project="x", priority_max=2) == ["b", "a"]
+    index.apply([task("a", project="x", priority=3), task("c", project="x", priority=1)])
+    assert list_tasks(index, project="x", priority_max=2) == ["b", "c"]
+    assert list_tasks(index) == ["b", "c", "a"]
+
+
+def test_many_distinct_filters_between_edits_all_answer_right() -> None:
+    index = index_of(*(task(f"t{i}", priority=i % 5) for i in range(20)))
+    for _ in range(2):
+        for limit in range(5):
+            expected = sorted(
+                (t for t in index.tasks() if t.priority <= limit), key=lambda t: (t.priority, t.id)
+            )
+            for tag in (None, *(f"tag{n}" for n in range(20))):
+                found = list_tasks(index, priority_max=limit, tag=tag)
+                assert found == ([t.id for t in expected] if tag is None else [])

@@ -22,6 +22,7 @@ from mcp import Client
 
 from tasks_server.schemas import input_schema, output_schema
 from tasks_server.toolset import open_toolset
+from tasks_server.views import BRIEF_FIELDS
 from tests.tasks_server.conftest import error_of, make_server
 from tests.tasks_server.schema_lint import findings
 
@@ -206,3 +207,24 @@ async def test_server_info_names_the_package_version(example_root: Path) -> None
         info = client.server_info
     server.context.close()
     assert info is not None and info.version == version("tasks-server") != ""
+
+
+def test_a_list_row_schema_is_the_brief_one_for_brief_rows_and_the_full_one_for_full_rows(
+    example_root: Path,
+) -> None:
+    toolset = open_toolset(example_root, watch=False)
+    toolset.context.close()
+    schema = output_schema(toolset.specs["list_tasks"].output_model)
+    brief, full = schema["properties"]["tasks"]["items"]["anyOf"]
+    assert set(brief["properties"]) == set(brief["required"]) == BRIEF_FIELDS
+    assert {"body", "depends_on", "is_ready"} <= set(full["properties"])
+    assert brief["additionalProperties"] is False and full["additionalProperties"] is False
+    validator = Draft202012Validator(brief)
+    assert validator.is_valid({name: None for name in BRIEF_FIELDS} | BRIEF_ROW)
+    assert not validator.is_valid({**BRIEF_ROW, "body": "x"})
+
+
+BRIEF_ROW = {
+    "id": "a", "title": "A", "type": "task", "status": "active", "priority": 2,
+    "project": None, "parent": None,
+}  # fmt: skip

@@ -1,0 +1,58 @@
+"""A raw JSON-RPC client over stdio: what a server costs with no client-side validation.
+
+It writes requests as lines and reads responses, nothing else, so its figures are the
+server's own cost plus the pipe.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["RawClient"]
+
+
+class RawClient:
+    """One server process spoken to by hand."""
+
+    def __init__(self, args: list[str], cwd: Path | None = None) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, *args],
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.next_id = 0
+        info = {"name": "raw-bench", "version": "0"}
+        self.request(
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": info},
+        )
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        assert self.process.stdout is not None
+        while True:
+            message = json.loads(self.process.stdout.readline())
+            if message.get("id") == self.next_id:
+                result: dict[str, Any] = message["result"]
+                return result
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return self.request("tools/call", {"name": tool, "arguments": arguments})
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=10)
