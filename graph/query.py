@@ -6,7 +6,7 @@ order, id), except `search_tasks`, which is ordered by id and never by a score.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
