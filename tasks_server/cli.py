@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tasks_server import render
+from tasks_server import render, roots
 from tasks_server.roles import ROLES, parse_patterns
 
 if TYPE_CHECKING:
@@ -25,19 +25,13 @@ if TYPE_CHECKING:
 
 __all__ = ["main"]
 
-BUNDLED = Path(__file__).resolve().parent.parent / "data"
-
-
-def default_root() -> Path:
-    return Path(os.environ.get("TASKS_ROOT") or BUNDLED)
-
 
 def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--root",
-        type=Path,
+        type=roots.flag_path,
         default=None,
-        help="task tree (default: $TASKS_ROOT or the bundled data/)",
+        help="task tree (default: $TASKS_ROOT, else the bundled example; never the cwd)",
     )
     parser.add_argument("--role", choices=sorted(ROLES), default=None, help="tool preset")
     parser.add_argument(
@@ -89,7 +83,7 @@ def _add_import_export(sub: Any) -> None:
     imp = sub.add_parser("import", help="import another tracker into a task tree")
     imp.add_argument("kind", choices=["beads", "backlog"])
     imp.add_argument("source", type=Path)
-    imp.add_argument("--root", type=Path, required=True, help="tree to write into")
+    imp.add_argument("--root", type=roots.flag_path, required=True, help="tree to write into")
     imp.add_argument("--project", default=None, help="project name (backlog)")
     exp = sub.add_parser("export", help="export a tree or neighbourhood")
     _server_options(exp)
@@ -111,7 +105,7 @@ def _local_toolset(args: argparse.Namespace) -> Toolset:
     """The tools for one command: the options' root, role and tools; no watcher thread."""
     from tasks_server.toolset import open_toolset  # noqa: PLC0415 - after argument parsing
 
-    return open_toolset(args.root or default_root(), **_options(args))
+    return open_toolset(args.root, **_options(args))
 
 
 async def call_tool(
@@ -122,7 +116,7 @@ async def call_tool(
 
     from tasks_server.server import create_server  # noqa: PLC0415
 
-    server = create_server(args.root or default_root(), **_options(args))
+    server = create_server(args.root, **_options(args))
     try:
         async with Client(server) as client:
             result = await client.call_tool(tool, arguments)
@@ -193,7 +187,7 @@ def _run_serve(args: argparse.Namespace) -> int:
             print(exc, file=sys.stderr)
             return 2
     server = create_server(
-        args.root or default_root(),
+        args.root,
         role=args.role,
         tools=parse_patterns(args.tools),
         bots=args.bots,
@@ -214,6 +208,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
     args = build_parser().parse_args(argv)
+    try:
+        args.root = roots.for_command(args.command, args.root)
+    except roots.BadRoot as exc:
+        print(exc, file=sys.stderr)
+        return 2
     runners = {
         "serve": _run_serve,
         "call": _run_call,
@@ -238,11 +237,7 @@ def _run_import(args: argparse.Namespace) -> int:
 def _run_export(args: argparse.Namespace) -> int:
     from tasks_server import interop  # noqa: PLC0415
 
-    print(
-        interop.export(
-            args.root or default_root(), args.format, project=args.project, task_id=args.task_id
-        )
-    )
+    print(interop.export(args.root, args.format, project=args.project, task_id=args.task_id))
     return 0
 
 
@@ -257,7 +252,7 @@ def _run_tools(args: argparse.Namespace) -> int:
 def _run_bots(args: argparse.Namespace) -> int:
     from tasks_server.context import ServerContext  # noqa: PLC0415
 
-    context = ServerContext.open(args.root or default_root(), bots=args.bots, watch=False)
+    context = ServerContext.open(args.root, bots=args.bots, watch=False)
     catalog = context.bots.catalog_json(only=args.bot) if context.bots else []
     context.close()
     print(json.dumps(catalog, indent=2, ensure_ascii=False))

@@ -1,0 +1,116 @@
+"""Which task tree a command serves: one rule, and never the working directory.
+
+The root is `--root DIR`, else `$TASKS_ROOT` (empty counts as unset), else the example tree
+bundled with the package. The working directory is never a default: a desktop client often
+starts servers with `/` or the home folder as their working directory, and nothing unbounded
+may be scanned by accident.
+
+The example tree lives at the repository's top-level `data/`; a wheel installs it as
+`tasks_server/example` (pyproject's package-dir), and `bundled_root` finds either.
+
+A root that is missing, not a folder or unreadable is a `BadRoot` whose message is the one
+line the command prints before it exits with status 2.
+
+>>> choose(Path("a"), {"TASKS_ROOT": "b"})
+(PosixPath('a'), '--root')
+>>> choose(None, {"TASKS_ROOT": "b"})
+(PosixPath('b'), 'TASKS_ROOT')
+>>> choose(None, {"TASKS_ROOT": ""}) == (bundled_root(), BUNDLED)
+True
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = [
+    "BUNDLED",
+    "ENV",
+    "FLAG",
+    "BadRoot",
+    "bundled_root",
+    "check",
+    "choose",
+    "flag_path",
+    "for_command",
+    "resolve",
+]
+
+FLAG = "--root"
+ENV = "TASKS_ROOT"
+BUNDLED = "the bundled example"
+
+_FIXES = {
+    FLAG: f"pass {FLAG} a folder of task files",
+    ENV: f"set {ENV} to a folder of task files, or unset it to serve the bundled example",
+    BUNDLED: f"reinstall tasks-server, or pass {FLAG} a folder of task files",
+}
+
+
+class BadRoot(Exception):
+    """A root that cannot be served; the message is one line naming the path and the fix."""
+
+
+def bundled_root() -> Path:
+    """The example tree: `tasks_server/example` in a wheel, else the checkout's `data/`
+    (a source tree or an editable install)."""
+    package = Path(__file__).resolve().parent
+    installed = package / "example"
+    return installed if installed.is_dir() else package.parent / "data"
+
+
+def flag_path(text: str) -> Path:
+    """`--root`'s type: a path, never empty (an unset shell variable must not mean `.`)."""
+    if not text:
+        raise argparse.ArgumentTypeError("the root must not be empty")
+    return Path(text)
+
+
+def choose(flag: Path | None, environ: Mapping[str, str]) -> tuple[Path, str]:
+    """The root by the rule, and where it came from (no I/O beyond finding the example)."""
+    if flag is not None:
+        return flag, FLAG
+    if environ.get(ENV):
+        return Path(environ[ENV]), ENV
+    return bundled_root(), BUNDLED
+
+
+def _problem(error: OSError) -> str:
+    if isinstance(error, NotADirectoryError):
+        return "is not a folder"
+    return f"cannot be read ({error.strerror or error})"
+
+
+def check(path: Path, source: str, *, may_be_missing: bool = False) -> Path:
+    """`path` when it is a readable folder (or absent, with `may_be_missing`); else BadRoot."""
+    try:
+        with os.scandir(path):
+            pass
+    except FileNotFoundError:
+        if not may_be_missing:
+            raise BadRoot(_line(path, source, "does not exist")) from None
+    except OSError as error:
+        raise BadRoot(_line(path, source, _problem(error))) from None
+    return path
+
+
+def _line(path: Path, source: str, problem: str) -> str:
+    origin = f"from {source}" if source in (FLAG, ENV) else source
+    return f"tasks-server: task root {os.path.abspath(path)} ({origin}) {problem}; {_FIXES[source]}"
+
+
+def resolve(flag: Path | None, environ: Mapping[str, str] | None = None) -> Path:
+    """The root a command serves, checked: see the module's rule."""
+    path, source = choose(flag, os.environ if environ is None else environ)
+    return check(path, source)
+
+
+def for_command(command: str, flag: Path | None) -> Path:
+    """The checked root of a CLI command: `import` writes into its `--root` (created when
+    missing); every other command serves the root the rule picks."""
+    if command == "import" and flag is not None:
+        return check(flag, FLAG, may_be_missing=True)
+    return resolve(flag)
