@@ -117,7 +117,8 @@ def test_an_unreadable_root_says_it_cannot_be_read(tmp_path: Path) -> None:
     locked.chmod(0)
     drop = f"os.setgid({NOBODY}); os.setuid({NOBODY}); " if os.geteuid() == 0 else ""
     script = (
-        "import os, sys; from tasks_server.cli import main; "
+        "import os, sys; from tasks_server.cli import build_parser, main; "
+        "import tasks_server.toolset; build_parser(); "
         f"{drop}sys.exit(main(['metrics', '--root', {str(locked)!r}]))"
     )
     done = subprocess.run(
