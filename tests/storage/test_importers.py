@@ -124,7 +124,7 @@ def test_beads_dataset_is_imported_whole_with_counts_matching_the_raw_file(
     assert report.problems == ()
     assert report.counts_add_up()
     assert report.counts.get("with_parent", 0) == with_parent
-    assert report.counts.get("depends_on", 0) == blocks
+    assert report.references["depends_on"]["named"] == blocks
     tasks = loaded(tmp_path)
     assert len(tasks) == report.imported
     assert {task.project for task in tasks.values()} == {BEADS_FILES[name]}
