@@ -9,9 +9,6 @@ ones through every dependency type. The source is read back with `json` as the o
 from __future__ import annotations
 
 import json
-import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +17,12 @@ import pytest
 from graph.index import TaskIndex
 from storage.importers import ImportReport, import_beads
 from storage.importers import beads as beads_importer
+from storage.importers.report import REFERENCE_FIELDS
 from storage.model import Task
 from storage.repository import TaskRepository
 from tests.conftest import DATASETS, datasets, write
+from tests.storage.import_checks import check, dangling_in_index, listed, read_back
 
-FIELDS = ("parent", "depends_on", "soft_depends_on")
 KIND_FIELD = {"parent-child": "parent", "blocks": "depends_on"}
 
 
@@ -97,30 +95,7 @@ def export(tmp_path: Path, lines: list[str]) -> Path:
 
 def imported(source: Path, root: Path) -> tuple[ImportReport, dict[str, Task], TaskIndex]:
     report = import_beads(source, TaskRepository(root))
-    table = TaskRepository(root).scan()
-    assert table.problems() == []
-    tasks = {task.id: task for task in table.tasks()}
-    return report, tasks, TaskIndex.build(tasks.values())
-
-
-def dangling_in_index(index: TaskIndex) -> set[tuple[str, str, str]]:
-    return {
-        (field, source, missing)
-        for field in FIELDS
-        for missing, sources in index.missing_references(field).items()
-        for source in sources
-    }
-
-
-def listed(report: ImportReport, kind: str) -> set[tuple[str, str, str]]:
-    """(field, task id, target) of every `kind` problem in the report."""
-    found = set()
-    for problem in report.problems:
-        if problem.kind == kind:
-            match = re.match(r"(\w+) '([^']+)' of '([^']+)'", problem.message)
-            assert match, problem.message
-            found.add((match[1], match[3], match[2]))
-    return found
+    return (report, *read_back(root))
 
 
 def source_references(lines: list[dict[str, Any]]) -> set[tuple[str, str, str]]:
@@ -244,13 +219,7 @@ def test_check_passes_on_a_tree_imported_from_an_export_with_deleted_records(
     root = tmp_path / "root"
     import_beads(export(tmp_path, EXPORT), TaskRepository(root))
 
-    done = subprocess.run(
-        [sys.executable, "-m", "tasks_server", "check", "--root", str(root)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = check(root)
     assert (done.returncode, done.stdout.strip()) == (0, "no problems found"), done.stdout
 
 
@@ -270,7 +239,7 @@ def test_beads_dataset_keeps_every_reference_and_lists_every_one_left_out(
 
     assert_tombstones_left_out(lines, report, tasks, index)
     refs = source_references(lines)
-    for field in FIELDS:
+    for field in REFERENCE_FIELDS:
         tally = report.references[field]
         assert tally["dropped"] == tally["dangling"] == 0
         if field != "parent":
