@@ -166,9 +166,8 @@ def to_tasks(
     cards = [card for relative, content in files if (card := _card(relative, content, builder))]
     ids = board_ids(cards, task_prefix)
     kept = winners(cards, ids, builder)
-    tasks = _resolved(
-        [_to_task(card, task_id, builder, project) for card, task_id in kept], ids, builder
-    )
+    mapped = [_to_task(card, task_id, builder, project) for card, task_id in kept]
+    tasks = _resolved(mapped, ids, builder)
     settle(tasks, {task_id: card.relative for card, task_id in kept}, builder)
     return tasks, builder.build(imported=len(tasks))
 
@@ -277,7 +276,7 @@ def _resolved(tasks: list[Task], ids: BacklogIds, builder: ReportBuilder) -> lis
     for task in tasks:
         parent = resolve(task.parent) if task.parent else None
         depends_on = tuple(dict.fromkeys(resolve(written) for written in task.depends_on))
-        builder.named("parent", parent is not None)
+        builder.named("parent", 1 if parent else 0)
         builder.named("depends_on", len(depends_on))
         settled.append(replace(task, parent=parent, depends_on=depends_on))
     return settled
