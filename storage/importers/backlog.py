@@ -1,20 +1,34 @@
-"""Import a Backlog.md task folder (markdown files with YAML frontmatter) as task files.
+"""Import a Backlog.md board (its `backlog/` folder: markdown files with YAML frontmatter).
 
-Every `*.md` below the folder is read (`tasks/`, `archive/tasks/`, `drafts/`, …), except in
-hidden folders and Backlog.md's `docs/` and `decisions/`, which hold no tasks. The mapping:
+Every `*.md` below the folder is read, except in hidden folders and Backlog.md's `docs/` and
+`decisions/`; files in `milestones/` are milestones, skipped and counted. The board's folders
+keep their meaning (the rules, taken from Backlog.md's own source, are in `backlog_rules`):
 
-- `id` as written (`TASK-1`; a file without one takes the `task-1` of `task-1 - Title.md`),
-  `title`, the body as is (CRLF made LF, as in every file we write).
-- `status` case-insensitively: To Do→active, In Progress→in_progress, Done→done, others
-  through `normalise_status` (unknown ones kept as written and reported). Files in
-  `archive/` keep their status; the report counts them as `from_archive`.
-- `dependencies` → `depends_on`, `parent_task_id` (or `parent`) → `parent`, `labels` →
-  `tags`, `priority` high/medium/low → 1/2/3, `assignee` list → joined, `type` → `type`,
-  `created_date` / `updated_date` → `created` / `modified`.
-- `project`: the caller's, by default the folder's name as a slug.
+- `id` in its canonical form: `task-7`, `7` and `TASK-07` are all `TASK-7`, `back-355.01` is
+  `BACK-355.1`; a bare number takes the board's `task_prefix` (`config.yml`, else the prefix
+  most ids use). A file without an id takes the one in its name (`task-7 - Title.md`). The id
+  as written is kept as `backlog_id` when it differs.
+- One task per id: the copy in `tasks/` wins over `completed/`, which wins over `drafts/`,
+  then `archive/`; within one folder the copy writing the id canonically, then the first
+  path. Every other copy is reported (`duplicate_id`, naming the winner) and left out.
+- Where a task was: `backlog_folder: completed | drafts | archive/tasks | archive/drafts`
+  (absent for the live `tasks/`); the report counts `from_completed`, `from_drafts`,
+  `from_archive`. Drafts are not on the board yet: status `inbox`. Archived tasks were taken
+  off it (Backlog.md then drops them from every dependency list): status `cancelled`. A done
+  or cancelled task keeps its status; a status replaced is kept as `backlog_status`. Neither
+  is ever ready.
+- `status` case-insensitively: To Do→active, In Progress→in_progress, Done→done, Draft→inbox,
+  others through `normalise_status` (unknown ones kept as written and reported).
+- `dependencies` → `depends_on`, `parent_task_id` (or `parent`) → `parent`, each resolved to
+  a canonical id (`task-100`, `100` → `BACK-100` on a board whose prefix became `back`); a
+  reference still naming no imported task is kept and listed (`dangling_reference`).
+- `labels` → `tags`, `priority` high/medium/low → 1/2/3, `assignee` list → joined, `type` →
+  `type`, `created_date` / `updated_date` → `created` / `modified`; the body as is (CRLF
+  made LF, as in every file we write); `project`: the caller's, by default the folder's name.
 - Every other key (`milestone`, `category`, `ordinal`, `references`, …) kept as written.
 
-A file whose frontmatter cannot be read is reported; every other file is imported.
+Frontmatter is read as Backlog.md reads it (`assignee: @name` is a name, not broken YAML); a
+file whose frontmatter still cannot be read is reported, and every other file is imported.
 
 >>> text = "---\\nid: TASK-2\\ntitle: Ship\\nstatus: In Progress\\npriority: high\\n"
 >>> text += "dependencies: [TASK-1]\\nmilestone: M1\\n---\\n\\nBody\\n"
@@ -30,6 +44,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -42,19 +57,29 @@ from storage.model import (
     DEFAULT_TYPE,
     KNOWN_STATUSES,
     KNOWN_TYPES,
+    TERMINAL_STATUSES,
     Task,
-    is_valid_id,
     normalise_status,
 )
 from storage.repository import TaskRepository, slugify
 from storage.timestamps import parse_timestamp
 
+from .backlog_rules import (
+    BacklogIds,
+    Card,
+    as_backlog_reads,
+    board_ids,
+    config_prefix,
+    folder_of,
+    winners,
+)
+from .references import settle
 from .report import ImportReport, ReportBuilder
 from .writer import RESERVED_KEYS, checked_ids, is_plain_key, labels, write_tasks
 
 __all__ = ["default_project", "import_backlog", "to_tasks"]
 
-_STATUSES = {"to do": "active", "in progress": "in_progress", "done": "done"}
+_STATUSES = {"to do": "active", "in progress": "in_progress", "done": "done", "draft": "inbox"}
 _PRIORITIES = {"high": 1, "medium": 2, "low": 3}
 _PARENT_KEYS = ("parent_task_id", "parent")
 _MAPPED = frozenset(
@@ -77,7 +102,9 @@ def import_backlog(
     already in the tree, or a target file already exists.
     """
     name = project if project is not None else default_project(source_dir)
-    tasks, report = to_tasks(_read_files(source_dir), project=name, source=str(source_dir))
+    files = _read_files(source_dir)
+    prefix = _configured_prefix(source_dir)
+    tasks, report = to_tasks(files, project=name, source=str(source_dir), task_prefix=prefix)
     write_tasks(repository, tasks, str(source_dir))
     return report
 
@@ -89,6 +116,14 @@ def default_project(source_dir: Path) -> str:
     'chronovortex07-taskwright'
     """
     return slugify(source_dir.resolve().name)
+
+
+def _configured_prefix(source_dir: Path) -> str | None:
+    """The `task_prefix` of the board's `config.yml`, if it has one."""
+    try:
+        return config_prefix((source_dir / "config.yml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _read_files(source_dir: Path) -> list[tuple[str, bytes]]:
@@ -119,22 +154,35 @@ def _markdown_paths(source_dir: Path) -> list[str]:
 
 
 def to_tasks(
-    files: Iterable[tuple[str, str | bytes]], *, project: str | None, source: str = ""
+    files: Iterable[tuple[str, str | bytes]],
+    *,
+    project: str | None,
+    source: str = "",
+    task_prefix: str | None = None,
 ) -> tuple[list[Task], ImportReport]:
-    """Map (relative path, content) pairs to tasks (paths not yet assigned) and a report."""
+    """Map (relative path, content) pairs to tasks (paths not yet assigned) and a report.
+    `task_prefix` is the board's (`config.yml`); without one, the one most ids use."""
     builder = ReportBuilder(source, "files")
-    first_seen: dict[str, str] = {}
-    tasks = []
-    for relative, content in files:
-        builder.read += 1
-        parsed = _parsed(relative, content, builder)
-        task_id = _accepted_id(relative, parsed, builder, first_seen) if parsed else None
-        if parsed and task_id:
-            first_seen[task_id] = relative
-            tasks.append(_to_task(relative, task_id, parsed, builder, project))
-            if "archive" in relative.split("/")[:-1]:
-                builder.count("from_archive")
+    cards = [card for relative, content in files if (card := _card(relative, content, builder))]
+    ids = board_ids(cards, task_prefix)
+    kept = winners(cards, ids, builder)
+    mapped = [_to_task(card, task_id, builder, project) for card, task_id in kept]
+    tasks = _resolved(mapped, ids, builder)
+    settle(tasks, {task_id: card.relative for card, task_id in kept}, builder)
     return tasks, builder.build(imported=len(tasks))
+
+
+def _card(relative: str, content: str | bytes, builder: ReportBuilder) -> Card | None:
+    builder.read += 1
+    folder = folder_of(relative)
+    if folder.milestones:
+        builder.skip("milestone")
+        return None
+    parsed = _parsed(relative, content, builder)
+    if parsed is None:
+        return None
+    written = (_as_text(parsed[0].get("id")) or _stem_id(relative)).strip()
+    return Card(relative, folder, parsed[0], parsed[1], written)
 
 
 def _parsed(
@@ -150,7 +198,7 @@ def _parsed(
             return None
     try:
         parts = split(content, relative)
-        meta = parse_front(parts, relative)
+        meta = parse_front(replace(parts, front=as_backlog_reads(parts.front)), relative)
     except NotATask:
         builder.skip("not_a_task")
         return None
@@ -163,43 +211,26 @@ def _parsed(
     return meta, parts.body
 
 
-def _accepted_id(
-    relative: str,
-    parsed: tuple[dict[str, Any], str],
-    builder: ReportBuilder,
-    first_seen: Mapping[str, str],
-) -> str | None:
-    task_id = (_as_text(parsed[0].get("id")) or _stem_id(relative)).strip()
-    if not is_valid_id(task_id):
-        builder.problem(relative, "invalid_id", f"id {task_id!r} is not a valid id", dropped=True)
-    elif task_id in first_seen:
-        message = f"id {task_id!r} already in {first_seen[task_id]}; the first is kept"
-        builder.problem(relative, "duplicate_id", message, dropped=True)
-    else:
-        return task_id
-    return None
-
-
 def _stem_id(relative: str) -> str:
     """`task-12` from `tasks/task-12 - Some-title.md`."""
     return relative.rsplit("/", 1)[-1].removesuffix(".md").split(" - ", 1)[0]
 
 
-def _to_task(
-    relative: str,
-    task_id: str,
-    parsed: tuple[dict[str, Any], str],
-    builder: ReportBuilder,
-    project: str | None,
-) -> Task:
-    meta, body = parsed
+def _to_task(card: Card, task_id: str, builder: ReportBuilder, project: str | None) -> Task:
+    """The task of a card, its references still as written (see `_resolved`)."""
+    relative, meta = card.relative, card.meta
     parent, other_parents = _parents(relative, meta, builder)
+    status, status_as_written = _status(card, builder)
+    extra = {
+        **_extra(relative, meta, other_parents, builder),
+        **_provenance(card, task_id, status_as_written, builder),
+    }
     return Task(
         id=task_id,
         title=(_as_text(meta.get("title")) or "").strip(),
         path="",
         type=_type(relative, meta.get("type"), builder),
-        status=_status(relative, meta.get("status"), builder),
+        status=status,
         priority=_priority(relative, meta.get("priority"), builder),
         parent=parent,
         depends_on=checked_ids(relative, meta.get("dependencies"), "dependencies", builder),
@@ -208,9 +239,47 @@ def _to_task(
         assignee=_assignee(meta.get("assignee")),
         created=_time(relative, meta, "created_date", builder),
         modified=_time(relative, meta, "updated_date", builder),
-        body=_body(body),
-        extra=_extra(relative, meta, other_parents, builder),
+        body=_body(card.body),
+        extra=MappingProxyType(extra),
     )
+
+
+def _provenance(
+    card: Card, task_id: str, status_as_written: str | None, builder: ReportBuilder
+) -> dict[str, str]:
+    """Where the task was on the board (`backlog_folder`, when not the live `tasks/`), the
+    status its folder replaced (`backlog_status`) and its id as written (`backlog_id`), each
+    only when it tells something."""
+    kept: dict[str, str] = {}
+    if not card.folder.live:
+        kept["backlog_folder"] = card.folder.name
+        builder.count("from_" + card.folder.name.split("/")[0])
+    if status_as_written is not None:
+        kept["backlog_status"] = status_as_written
+    if card.written_id != task_id:
+        kept["backlog_id"] = card.written_id
+    return kept
+
+
+def _resolved(tasks: list[Task], ids: BacklogIds, builder: ReportBuilder) -> list[Task]:
+    """Each task with its references naming canonical ids (`task-3`, `3` and `TASK-03` all
+    name `TASK-3`), each named once; references rewritten are counted."""
+    known = {task.id for task in tasks}
+
+    def resolve(written: str) -> str:
+        resolved = ids.resolve(written, known)
+        if resolved != written:
+            builder.count("rewritten_references")
+        return resolved
+
+    settled = []
+    for task in tasks:
+        parent = resolve(task.parent) if task.parent else None
+        depends_on = tuple(dict.fromkeys(resolve(written) for written in task.depends_on))
+        builder.named("parent", 1 if parent else 0)
+        builder.named("depends_on", len(depends_on))
+        settled.append(replace(task, parent=parent, depends_on=depends_on))
+    return settled
 
 
 def _as_text(value: object) -> str | None:
@@ -222,14 +291,18 @@ def _as_text(value: object) -> str | None:
     return None
 
 
-def _status(relative: str, raw: object, builder: ReportBuilder) -> str:
-    text = (_as_text(raw) or "").strip()
-    if not text:
-        return "active"
-    status = _STATUSES.get(text.lower()) or normalise_status(text)
-    if status not in KNOWN_STATUSES:
-        builder.problem(relative, "unknown_status", f"status {text!r} kept as written")
-    return status
+def _status(card: Card, builder: ReportBuilder) -> tuple[str, str | None]:
+    """The status, and the status as written when the card's folder replaced it: a draft is
+    not on the board yet (`inbox`), an archived task was taken off it (`cancelled`); a done
+    or cancelled one stays as it is."""
+    text = (_as_text(card.meta.get("status")) or "").strip()
+    status = (_STATUSES.get(text.lower()) or normalise_status(text)) if text else "active"
+    if status in TERMINAL_STATUSES or not (card.folder.archived or card.folder.draft):
+        if status not in KNOWN_STATUSES:
+            builder.problem(card.relative, "unknown_status", f"status {text!r} kept as written")
+        return status, None
+    folder_status = "cancelled" if card.folder.archived else "inbox"
+    return folder_status, (text or None) if status != folder_status else None
 
 
 def _type(relative: str, raw: object, builder: ReportBuilder) -> str:

@@ -4,14 +4,15 @@ The mapping, field by field:
 
 - `id` as is (an id that is not a valid task id is reported); `title`; `description` is the
   body, then `design`, `acceptance_criteria`, `notes` and `comments` under `## ` headings.
-- `status`: open→active, in_progress, blocked, closed→done, deferred kept; `tombstone` is
-  skipped (counted); anything else is kept as written and reported.
+- `status`: open→active, in_progress, blocked, closed→done, deferred kept; `tombstone` (a
+  deleted record) is skipped (counted); anything else is kept as written and reported.
 - `priority` as is (0-4); `issue_type` → `type` (chore→task, the raw value kept as
   `beads_type`); `labels` → `tags`; `assignee`.
 - `created_at` / `updated_at` / `closed_at` → `created` / `modified` / `completed`, offsets kept.
 - `dependencies`: `parent-child` → `parent` (a second parent is reported and kept as
   `beads_other_parents`), `blocks` → `depends_on`, any other type → `soft_depends_on`, with
-  the type in `soft_dependency_types: {id: type}`.
+  the type in `soft_dependency_types: {id: type}` (see `beads_links`). A link to a deleted
+  record is dropped and listed; one to an id no line has is kept and listed as dangling.
 - `project`: the file's beads prefix (the leading `-` segments every id shares), unless the
   caller names one.
 - `close_reason`, `estimated_minutes`, `external_ref`, … kept as `beads_<field>`; `owner` and
@@ -37,7 +38,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -56,6 +56,8 @@ from storage.model import (
 from storage.repository import TaskRepository
 from storage.timestamps import parse_timestamp
 
+from .beads_links import LinkReader, Links
+from .references import settle
 from .report import ImportReport, ReportBuilder
 from .writer import is_plain_key, labels, write_tasks
 
@@ -91,8 +93,6 @@ _MAPPED = frozenset(
     | {key for key, _ in _SECTIONS}
     | {*_KEPT, *_PERSONAL}
 )
-_EDGE_KEYS = frozenset({"issue_id", "depends_on_id", "type", "metadata"})
-_EDGE_DROPPED = ("created_by", "created_at", "thread_id")
 _COMMENT_DROPPED = ("id", "issue_id")
 _CONFLICT = re.compile(r"(<{7}|={7}|>{7}|\|{7})(\s|$)")
 
@@ -126,8 +126,17 @@ def to_tasks(
     builder = ReportBuilder(source, "lines")
     records = _records(lines, builder)
     project_of = _project_namer(project, [record.get("id") for _, record in records])
-    tasks = _tasks(records, builder, project_of)
+    where = _tasks(records, builder, project_of, _deleted_ids(records))
+    tasks = list(where.values())
+    settle(tasks, {task.id: line for line, task in where.items()}, builder)
     return tasks, builder.build(imported=len(tasks))
+
+
+def _deleted_ids(records: list[tuple[str, dict[str, Any]]]) -> frozenset[str]:
+    """Ids of deleted records (tombstones) that no other line writes again."""
+    deleted = {r.get("id") for _, r in records if r.get("status") == _TOMBSTONE}
+    written = {r.get("id") for _, r in records if r.get("status") != _TOMBSTONE}
+    return frozenset(i for i in deleted - written if isinstance(i, str))
 
 
 # --- lines → records -------------------------------------------------------------------
@@ -225,14 +234,18 @@ def _tasks(
     records: list[tuple[str, dict[str, Any]]],
     builder: ReportBuilder,
     project_of: Callable[[str], str | None],
-) -> list[Task]:
+    deleted: frozenset[str],
+) -> dict[str, Task]:
+    """The tasks by the line they come from, in file order."""
     first_seen: dict[str, str] = {}
-    tasks = []
+    tasks = {}
     for where, record in records:
         task_id = _accepted_id(where, record, builder, first_seen)
         if task_id is not None:
             first_seen[task_id] = where
-            tasks.append(_to_task(where, task_id, record, builder, project_of(task_id)))
+            links = LinkReader(where, task_id, deleted, builder).read(record.get("dependencies"))
+            project = project_of(task_id)
+            tasks[where] = _to_task(where, task_id, record, builder, links=links, project=project)
     return tasks
 
 
@@ -257,9 +270,14 @@ def _accepted_id(
 
 
 def _to_task(
-    where: str, task_id: str, record: dict[str, Any], builder: ReportBuilder, project: str | None
+    where: str,
+    task_id: str,
+    record: dict[str, Any],
+    builder: ReportBuilder,
+    *,
+    links: Links,
+    project: str | None,
 ) -> Task:
-    links = _links(where, task_id, record.get("dependencies"), builder)
     task_type = _type(where, record.get("issue_type"), builder)
     return Task(
         id=task_id,
@@ -329,89 +347,6 @@ def _text(where: str, record: dict[str, Any], key: str, builder: ReportBuilder) 
     return ""
 
 
-# --- dependencies -----------------------------------------------------------------------
-
-
-@dataclass
-class _Links:
-    parent: str | None = None
-    other_parents: list[str] = field(default_factory=list)
-    hard: list[str] = field(default_factory=list)
-    soft: list[str] = field(default_factory=list)
-    soft_types: dict[str, str] = field(default_factory=dict)
-    metadata: dict[str, object] = field(default_factory=dict)
-
-
-def _links(where: str, task_id: str, raw: object, builder: ReportBuilder) -> _Links:
-    links = _Links()
-    if raw is None:
-        return links
-    if not isinstance(raw, list):
-        builder.problem(where, "unmapped_value", "dependencies is not a list; left out")
-        return links
-    for edge in raw:
-        target = _edge_target(where, task_id, edge, builder)
-        if target is not None:
-            _add_edge(where, target, edge, links, builder)
-    if links.parent:
-        builder.count("with_parent")
-    return links
-
-
-def _edge_target(where: str, task_id: str, edge: object, builder: ReportBuilder) -> str | None:
-    target = edge.get("depends_on_id") if isinstance(edge, dict) else None
-    if not isinstance(edge, dict) or not isinstance(target, str) or not is_valid_id(target):
-        builder.problem(where, "unmapped_value", f"dependency {edge!r} has no valid depends_on_id")
-        return None
-    if edge.get("issue_id", task_id) != task_id:
-        message = f"a dependency of {edge.get('issue_id')!r} listed under {task_id!r}; left out"
-        builder.problem(where, "unmapped_value", message)
-        return None
-    return target
-
-
-def _add_edge(
-    where: str, target: str, edge: dict[str, Any], links: _Links, builder: ReportBuilder
-) -> None:
-    kind = str(edge.get("type") or "blocks")
-    _account_edge_fields(where, edge, builder)
-    if edge.get("metadata") not in (None, "", "{}", {}):
-        links.metadata[target] = edge["metadata"]
-    if kind == "parent-child":
-        _add_parent(where, target, links, builder)
-    elif kind == "blocks":
-        _append_new(links.hard, target, builder, "depends_on")
-    else:
-        _append_new(links.soft, target, builder, "soft_depends_on")
-        links.soft_types[target] = kind
-
-
-def _add_parent(where: str, target: str, links: _Links, builder: ReportBuilder) -> None:
-    if links.parent is None:
-        links.parent = target
-    elif target != links.parent and target not in links.other_parents:
-        message = (
-            f"second parent {target!r}: {links.parent!r} kept, the other in beads_other_parents"
-        )
-        builder.problem(where, "second_parent", message)
-        links.other_parents.append(target)
-
-
-def _append_new(ids: list[str], target: str, builder: ReportBuilder, counter: str) -> None:
-    if target not in ids:
-        ids.append(target)
-        builder.count(counter)
-
-
-def _account_edge_fields(where: str, edge: dict[str, Any], builder: ReportBuilder) -> None:
-    for key, value in edge.items():
-        if key in _EDGE_DROPPED:
-            if value not in (None, ""):
-                builder.drop_field(f"dependencies.{key}")
-        elif key not in _EDGE_KEYS:
-            builder.unmapped_field(where, f"dependencies.{key}", None)
-
-
 # --- body and extra fields --------------------------------------------------------------
 
 
@@ -449,7 +384,7 @@ def _comments(where: str, raw: object, builder: ReportBuilder) -> str:
 
 
 def _extra(
-    where: str, record: dict[str, Any], task_type: str, links: _Links, builder: ReportBuilder
+    where: str, record: dict[str, Any], task_type: str, links: Links, builder: ReportBuilder
 ) -> Mapping[str, Any]:
     extra: dict[str, Any] = {}
     if links.soft_types:

@@ -124,7 +124,7 @@ def test_beads_dataset_is_imported_whole_with_counts_matching_the_raw_file(
     assert report.problems == ()
     assert report.counts_add_up()
     assert report.counts.get("with_parent", 0) == with_parent
-    assert report.counts.get("depends_on", 0) == blocks
+    assert report.references["depends_on"]["named"] == blocks
     tasks = loaded(tmp_path)
     assert len(tasks) == report.imported
     assert {task.project for task in tasks.values()} == {BEADS_FILES[name]}
@@ -243,6 +243,7 @@ def test_backlog_folder_is_imported_whole_with_counts_matching_the_files(tmp_pat
     files = sorted(BACKLOG.rglob("*.md"))
     archived = sorted((BACKLOG / "archive").rglob("*.md"))
     statuses = Counter(frontmatter_value(path, "status") for path in files)
+    archived_open = sum(frontmatter_value(path, "status") != "Done" for path in archived)
 
     report = import_backlog(BACKLOG, TaskRepository(tmp_path))
 
@@ -252,10 +253,12 @@ def test_backlog_folder_is_imported_whole_with_counts_matching_the_files(tmp_pat
     assert report.counts["from_archive"] == len(archived) == 7
     tasks = loaded(tmp_path)
     assert len(tasks) == len(files)
+    assert archived_open == 7
     assert Counter(task.status for task in tasks.values()) == {
         "done": statuses["Done"],
-        "active": statuses["To Do"],
+        "active": statuses["To Do"] - archived_open,
         "in_progress": statuses["In Progress"],
+        "cancelled": archived_open,
     }
     assert {task.project for task in tasks.values()} == {"chronovortex07-taskwright"}
     references = [dep for task in tasks.values() for dep in task.depends_on]
@@ -278,7 +281,8 @@ def test_backlog_records_keep_priority_labels_dates_and_extra_fields(tmp_path: P
     assert first.assignee is None
 
     archived = tasks["TASK-12"]
-    assert (archived.status, archived.priority) == ("active", 2)
+    assert (archived.status, archived.priority) == ("cancelled", 2)
+    assert dict(archived.extra)["backlog_folder"] == "archive/tasks"
     assert archived.path.startswith("taskwright/tasks/TASK-12-")
 
     raw = next(BACKLOG.glob("tasks/task-107 - *.md")).read_text(encoding="utf-8")
@@ -610,7 +614,8 @@ def test_backlog_file_without_id_takes_the_id_in_its_file_name() -> None:
     text = "---\ntitle: No id\nstatus: Done\n---\n"
     tasks, report = backlog_importer.to_tasks([("tasks/task-7 - No-id.md", text)], project=None)
 
-    assert [(task.id, task.status, task.project) for task in tasks] == [("task-7", "done", None)]
+    assert [(task.id, task.status, task.project) for task in tasks] == [("TASK-7", "done", None)]
+    assert tasks[0].extra["backlog_id"] == "task-7"
     assert report.problems == ()
 
 
