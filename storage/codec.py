@@ -127,7 +127,11 @@ def _find_closing(rest: str, start: int) -> re.Match[str] | None:
 
 
 def parse_front(parts: Parts, path: str = "") -> dict[str, Any]:
-    """The frontmatter as a mapping (YAML 1.2, safe, alias-limited, no duplicate keys)."""
+    """The frontmatter as a mapping (YAML 1.2, safe, alias-limited, no duplicate keys).
+    A NUL is refused: the YAML library would take it for the end of the text."""
+    if "\x00" in parts.front:
+        line = parts.front.count("\n", 0, parts.front.index("\x00")) + 2
+        raise ParseError(path, f"a NUL character in the frontmatter (line {line})")
     try:
         data = yaml_rs.loads(parts.front, parse_datetime=False, alias_limits=_ALIAS_LIMITS)
     except yaml_rs.YAMLDecodeError as exc:

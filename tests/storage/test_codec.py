@@ -388,3 +388,13 @@ def test_an_id_is_valid_up_to_its_length_cap_and_invalid_past_it() -> None:
 def test_a_file_whose_id_ends_in_a_newline_is_a_parse_error_not_a_task() -> None:
     with pytest.raises(ParseError, match="invalid id"):
         codec.loads('---\nid: "abc\\n"\ntitle: T\n---\n', path="x.md")
+
+
+@pytest.mark.parametrize(
+    "front", ["title: T\x00x\nid: a\n", "\x00\ntitle: T\n", "title: T\nid: a\x00\n"], ids=ascii
+)
+def test_a_nul_in_the_frontmatter_is_a_parse_error_not_a_silent_end_of_the_file(
+    front: str,
+) -> None:
+    with pytest.raises(ParseError, match="NUL"):
+        codec.loads(f"---\n{front}---\n", path="x.md")
