@@ -30,7 +30,15 @@ from storage.model import (
     normalise_status,
 )
 from storage.timestamps import parse_timestamp
-from storage.yamltext import Unrepresentable, check_encodable, key_lines
+from storage.yamltext import (
+    Unrepresentable,
+    check_encodable,
+    is_blank,
+    key_lines,
+    line_key,
+    lines_of,
+    raw_values,
+)
 
 __all__ = [
     "DELETE", "Parts", "Unrepresentable", "dump", "dumps", "load", "loads", "split", "update_text",
@@ -42,15 +50,6 @@ DELETE: Final = object()
 
 _ALIAS_LIMITS = yaml_rs.AliasLimits(max_total_replayed_events=10_000, max_replay_stack_depth=16)
 _CLOSING = re.compile(r"(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)  # matched at a line start
-# A top-level `key:` line: a double-quoted, single-quoted or plain key, then the colon.
-_KEY_LINE = re.compile(
-    r"""(?:"((?:[^"\\\r\n]|\\.)*)"|'((?:[^'\r\n]|'')*)'|([^ \t\r\n"'#:-][^"':\r\n]*?))"""
-    r"""[ \t]*:(?:[ \t]|\r?\n?$)"""
-)
-_RAW_VALUE = re.compile(r"[ \t]*(.*?)(?:[ \t]+#.*)?\r?\n?$")
-# Lines as YAML breaks them: at \n, \r\n or a lone \r, never at U+2028, U+0085, \x0c, ...
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
-
 _ID_KEYS = ("id", "task_id", "permalink")
 _STRING_KEYS = ("title", "type", "parent", "project", "assignee", "complexity", "effort", "context")
 _LIST_KEYS = ("depends_on", "soft_depends_on", "tags")
@@ -251,33 +250,8 @@ class _RawScalars:
 
     def get(self, key: str) -> str | None:
         if self._values is None:
-            self._values = {}
-            for line in lines_of(self._front):
-                found = _KEY_LINE.match(line)
-                if found:
-                    value = _RAW_VALUE.match(line, found.end())
-                    self._values.setdefault(_key_of(found), value.group(1) if value else "")
+            self._values = raw_values(self._front)
         return self._values.get(key)
-
-
-def lines_of(text: str) -> list[str]:
-    """`text` cut into lines where YAML breaks them, each with its line ending; unlike
-    `str.splitlines`, a U+2028, U+0085 or form feed inside a value never cuts its line."""
-    return _LINE.findall(text)
-
-
-def _key_of(found: re.Match[str]) -> str:
-    """The key a `_KEY_LINE` match names, its quoting undone."""
-    double, single, plain = found.groups()
-    if plain is not None:
-        return plain
-    if single is not None:
-        return single.replace("''", "'")
-    try:
-        key = yaml_rs.loads(f'"{double}"')
-    except yaml_rs.YAMLDecodeError:
-        return double
-    return key if isinstance(key, str) else double
 
 
 # --- writing ---------------------------------------------------------------------------
@@ -386,9 +360,9 @@ def _key_blocks(lines: list[str]) -> list[tuple[str | None, int, int]]:
     """Top-level keys with the line range each spans; other lines (comments) on their own."""
     blocks: list[tuple[str | None, int, int]] = []
     for index, line in enumerate(lines):
-        found = _KEY_LINE.match(line)
-        if found:
-            blocks.append((_key_of(found), index, index + 1))
+        key = line_key(line)
+        if key is not None:
+            blocks.append((key, index, index + 1))
         elif blocks and blocks[-1][0] is not None and _continues(line):
             key, start, _ = blocks[-1]
             blocks[-1] = (key, start, index + 1)
@@ -404,7 +378,7 @@ def _trim_blank_tails(
     trimmed: list[tuple[str | None, int, int]] = []
     for key, start, end in blocks:
         last = end
-        while key is not None and last - 1 > start and _is_blank(lines[last - 1]):
+        while key is not None and last - 1 > start and is_blank(lines[last - 1]):
             last -= 1
         trimmed.append((key, start, last))
         trimmed.extend((None, index, index + 1) for index in range(last, end))
@@ -413,12 +387,7 @@ def _trim_blank_tails(
 
 def _continues(line: str) -> bool:
     """A line that belongs to the key above it: indented, a `- ` list item, or blank."""
-    return line[:1] in (" ", "\t", "-") or _is_blank(line)
-
-
-def _is_blank(line: str) -> bool:
-    """Blank as YAML sees it: spaces and tabs only (a U+2028 or form feed is content)."""
-    return not line.strip(" \t\r\n")
+    return line[:1] in (" ", "\t", "-") or is_blank(line)
 
 
 _TRAILING_COMMENT = re.compile(

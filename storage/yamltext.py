@@ -1,6 +1,9 @@
 """Writing YAML values as text, one key at a time, so that any YAML reader reads them back
 as the same value: ours (YAML 1.2) and PyYAML (YAML 1.1, used by python-frontmatter).
 
+Reading goes line by line too: `lines_of` cuts where YAML breaks lines (never at U+2028), and
+`line_key` names the key of a top-level `key:` line, however it is quoted.
+
 A string is written plain only when no reader could take it for anything else; otherwise it is
 double-quoted, with every character a reader or a line splitter could trip on escaped
 (controls, U+0085, U+2028, U+2029, a BOM, non-characters), so a written value is always on
@@ -21,6 +24,8 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 
+import yaml_rs
+
 from storage.errors import StorageError
 
 __all__ = [
@@ -28,8 +33,12 @@ __all__ = [
     "block_list",
     "check_encodable",
     "flow_list",
+    "is_blank",
     "key_lines",
     "key_text",
+    "line_key",
+    "lines_of",
+    "raw_values",
     "scalar",
 ]
 
@@ -155,3 +164,64 @@ def key_lines(key: object, value: object, newline: str, *, block_indent: str | N
         return f"{name}: {scalar(value)}{newline}"
     except Unrepresentable as exc:
         raise Unrepresentable(f"{key!r}: {exc}") from None
+
+
+# --- reading lines -----------------------------------------------------------------------
+
+# A top-level `key:` line: a double-quoted, single-quoted or plain key, then the colon.
+_KEY_LINE = re.compile(
+    r"""(?:"((?:[^"\\\r\n]|\\.)*)"|'((?:[^'\r\n]|'')*)'|([^ \t\r\n"'#:-][^"':\r\n]*?))"""
+    r"""[ \t]*:(?:[ \t]|\r?\n?$)"""
+)
+_RAW_VALUE = re.compile(r"[ \t]*(.*?)(?:[ \t]+#.*)?\r?\n?$")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+
+
+def lines_of(text: str) -> list[str]:
+    """`text` cut into lines where YAML breaks them (\\n, \\r\\n, a lone \\r), each with its
+    ending; unlike `str.splitlines`, a U+2028, U+0085 or form feed never cuts a line.
+
+    >>> lines_of("a: x\\u2028b: y\\r\\nc: z")
+    ['a: x\\u2028b: y\\r\\n', 'c: z']
+    """
+    return _LINE.findall(text)
+
+
+def is_blank(line: str) -> bool:
+    """Blank as YAML sees it: spaces and tabs only (a U+2028 or form feed is content)."""
+    return not line.strip(" \t\r\n")
+
+
+def line_key(line: str) -> str | None:
+    """The key a top-level `key: ...` line names, its quoting undone; None for other lines.
+
+    >>> line_key('"a\\\\u2028b": 1'), line_key("'it''s': 2"), line_key("- item")
+    ('a\\u2028b', "it's", None)
+    """
+    found = _KEY_LINE.match(line)
+    return None if found is None else _key_of(found)
+
+
+def _key_of(found: re.Match[str]) -> str:
+    double, single, plain = found.groups()
+    if plain is not None:
+        return plain
+    if single is not None:
+        return single.replace("''", "'")
+    try:
+        key = yaml_rs.loads(f'"{double}"')
+    except yaml_rs.YAMLDecodeError:
+        return double
+    return key if isinstance(key, str) else double
+
+
+def raw_values(front: str) -> dict[str, str]:
+    """The text after `key:` on each top-level line (first one wins), comments left out:
+    the value as written, for strings a YAML reader re-typed (`id: 0123`)."""
+    values: dict[str, str] = {}
+    for line in lines_of(front):
+        found = _KEY_LINE.match(line)
+        if found:
+            value = _RAW_VALUE.match(line, found.end())
+            values.setdefault(_key_of(found), value.group(1) if value else "")
+    return values

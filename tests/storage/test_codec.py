@@ -398,3 +398,17 @@ def test_a_nul_in_the_frontmatter_is_a_parse_error_not_a_silent_end_of_the_file(
 ) -> None:
     with pytest.raises(ParseError, match="NUL"):
         codec.loads(f"---\n{front}---\n", path="x.md")
+
+
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [('"k\\u2028": 1', "k\u2028"), ('"a: b": 1', "a: b"), ("'it''s': 1", "it's"),
+     ('"say \\"hi\\"": 1', 'say "hi"')],
+)  # fmt: skip
+def test_a_quoted_key_is_rewritten_in_place_not_added_twice(line: str, key: str) -> None:
+    text = f"---\nid: a\ntitle: T\n{line}\nstatus: active\n---\n"
+    updated = codec.update_text(text, {key: 2})
+    assert codec.parse_front(codec.split(updated)) == {
+        "id": "a", "title": "T", key: 2, "status": "active",
+    }  # fmt: skip
+    assert changed_lines(text, updated)[0] == f"- {line}\n"
