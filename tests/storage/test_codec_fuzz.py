@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import difflib
 import re
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from storage import codec
@@ -117,11 +118,14 @@ def test_any_text_is_a_task_or_a_parse_error_and_an_update_never_breaks_a_readab
     try:
         meta = codec.parse_front(codec.split(text))
     except ParseError:
+        event("a parse error")
         return
     try:
         updated = codec.update_text(text, {"title": title or "T", "status": "blocked"})
     except codec.Unrepresentable:
+        event("an update refused")
         return  # refused, nothing to write
+    event("an update written")
     again = codec.parse_front(codec.split(updated))
     assert set(again) == set(meta) | {"title", "status"}
     assert (again["title"], again["status"]) == (title or "T", "blocked")
@@ -134,12 +138,13 @@ def test_any_text_is_a_task_or_a_parse_error_and_an_update_never_breaks_a_readab
 def test_a_value_utf8_cannot_hold_is_refused_and_the_file_is_left_as_it_was(
     key: str, bad: str
 ) -> None:
-    root = Path(__import__("tempfile").mkdtemp())
-    path = write(root, "a.md", "---\nid: a\ntitle: T\n---\nbody\n")
-    value: object = [bad] if key == "tags" else {"k": bad} if key == "meta" else bad
-    with pytest.raises(codec.Unrepresentable, match="surrogate"):
-        TaskRepository(root).update("a.md", {key: value})
-    assert path.read_bytes() == b"---\nid: a\ntitle: T\n---\nbody\n"
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        path = write(root, "a.md", "---\nid: a\ntitle: T\n---\nbody\n")
+        value: object = [bad] if key == "tags" else {"k": bad} if key == "meta" else bad
+        with pytest.raises(codec.Unrepresentable, match="surrogate"):
+            TaskRepository(root).update("a.md", {key: value})
+        assert path.read_bytes() == b"---\nid: a\ntitle: T\n---\nbody\n"
 
 
 def test_a_task_that_would_not_read_back_as_a_task_is_refused() -> None:
