@@ -35,8 +35,9 @@ __all__ = [
     "normalise_status",
 ]
 
-ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-"""Used with `fullmatch`: `$` would also accept a trailing newline."""
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+"""Anchored for JSON Schema and pydantic `pattern`; in Python use `fullmatch` (`$` alone
+also matches before a trailing newline, so `re.match` would accept `"abc\\n"`)."""
 MAX_ID_LENGTH = 255
 
 KNOWN_STATUSES = (
