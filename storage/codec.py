@@ -13,7 +13,6 @@ quoting, the body, the line endings, a BOM) stays as it was.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,9 +30,19 @@ from storage.model import (
     normalise_status,
 )
 from storage.timestamps import parse_timestamp
-from storage.yamltext import key_lines
+from storage.yamltext import (
+    Unrepresentable,
+    check_encodable,
+    is_blank,
+    key_lines,
+    line_key,
+    lines_of,
+    raw_values,
+)
 
-__all__ = ["DELETE", "Parts", "dump", "dumps", "load", "loads", "split", "update_text"]
+__all__ = [
+    "DELETE", "Parts", "Unrepresentable", "dump", "dumps", "load", "loads", "split", "update_text",
+]  # fmt: skip
 
 BOM = "\ufeff"
 DELETE: Final = object()
@@ -41,10 +50,6 @@ DELETE: Final = object()
 
 _ALIAS_LIMITS = yaml_rs.AliasLimits(max_total_replayed_events=10_000, max_replay_stack_depth=16)
 _CLOSING = re.compile(r"(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)  # matched at a line start
-_KEY_LINE = re.compile(r"""^(["']?)([^\s"'#:-][^"':]*?)\1[ \t]*:(?:[ \t]|\r?$)""")
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
-_RAW_VALUE = re.compile(r"""^[^:]*:[ \t]*(.*?)(?:[ \t]+#.*)?$""")
-
 _ID_KEYS = ("id", "task_id", "permalink")
 _STRING_KEYS = ("title", "type", "parent", "project", "assignee", "complexity", "effort", "context")
 _LIST_KEYS = ("depends_on", "soft_depends_on", "tags")
@@ -121,7 +126,11 @@ def _find_closing(rest: str, start: int) -> re.Match[str] | None:
 
 
 def parse_front(parts: Parts, path: str = "") -> dict[str, Any]:
-    """The frontmatter as a mapping (YAML 1.2, safe, alias-limited, no duplicate keys)."""
+    """The frontmatter as a mapping (YAML 1.2, safe, alias-limited, no duplicate keys).
+    A NUL is refused: the YAML library would take it for the end of the text."""
+    if "\x00" in parts.front:
+        line = parts.front.count("\n", 0, parts.front.index("\x00")) + 2
+        raise ParseError(path, f"a NUL character in the frontmatter (line {line})")
     try:
         data = yaml_rs.loads(parts.front, parse_datetime=False, alias_limits=_ALIAS_LIMITS)
     except yaml_rs.YAMLDecodeError as exc:
@@ -241,12 +250,7 @@ class _RawScalars:
 
     def get(self, key: str) -> str | None:
         if self._values is None:
-            self._values = {}
-            for line in self._front.splitlines():
-                found = _KEY_LINE.match(line)
-                value = _RAW_VALUE.match(line)
-                if found and value:
-                    self._values.setdefault(found.group(2), value.group(1))
+            self._values = raw_values(self._front)
         return self._values.get(key)
 
 
@@ -254,14 +258,25 @@ class _RawScalars:
 
 
 def dumps(task: Task) -> str:
-    """A new file's text for `task`: known fields in the usual order, then `extra`."""
-    lines = [key_lines(_key(key), value, "\n") for key, value in _fields_to_write(task)]
-    return "---\n" + "".join(lines) + "---\n" + task.body
+    """A new file's text for `task`: known fields in the usual order, then `extra`.
+
+    Raises Unrepresentable, before any text is returned, for a value UTF-8 cannot hold or
+    a task whose file would not read back as a task with its id (a blank title, say).
+    """
+    lines = [key_lines(key, value, "\n") for key, value in _fields_to_write(task)]
+    check_encodable(task.body, f"{task.id}: the body")
+    text = "---\n" + "".join(lines) + "---\n" + task.body
+    _check_reads_back(text, task.id)
+    return text
 
 
-def _key(key: str) -> str:
-    """A mapping key as YAML text: plain when safe, else double-quoted."""
-    return key if _PLAIN_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
+def _check_reads_back(text: str, task_id: str) -> None:
+    try:
+        again = loads(text, path=task_id)
+    except ParseError as exc:
+        raise Unrepresentable(f"{task_id}: the file would not read back: {exc.detail}") from exc
+    if again.id != task_id:
+        raise Unrepresentable(f"{task_id}: the file would read back with id {again.id!r}")
 
 
 def dump(task: Task, fp: IO[str]) -> None:
@@ -294,12 +309,34 @@ def update_text(
     parts = split(text, path)
     front = _rewrite_front(parts.front, changes, parts.newline)
     closing = parts.closing or "---" + parts.newline
+    if body is not None:
+        check_encodable(body, f"{path or 'the task'}: the new body")
     new_body = parts.body if body is None else body
-    return Parts(parts.bom, parts.opening, front, closing, new_body, parts.newline).join()
+    new = Parts(parts.bom, parts.opening, front, closing, new_body, parts.newline)
+    _check_keys_kept(parts, new, changes, path)
+    return new.join()
+
+
+def _check_keys_kept(old: Parts, new: Parts, changes: Mapping[str, object], path: str) -> None:
+    """A last guard: a readable frontmatter stays readable, with the keys it had (less the
+    deleted ones, plus the new ones), else Unrepresentable and nothing is written."""
+    try:
+        before = parse_front(old, path)
+    except ParseError:
+        return  # nothing readable to protect
+    try:
+        after = parse_front(new, path)
+    except ParseError as exc:
+        raise Unrepresentable(f"{path}: the update would break the file: {exc.detail}") from exc
+    deleted = {key for key, value in changes.items() if value is DELETE}
+    expected = (before.keys() | changes.keys()) - deleted
+    if after.keys() != expected:
+        lost = sorted(map(str, expected ^ after.keys()))
+        raise Unrepresentable(f"{path}: the update would change other keys: {lost}")
 
 
 def _rewrite_front(front: str, changes: Mapping[str, object], newline: str) -> str:
-    lines = front.splitlines(keepends=True)
+    lines = lines_of(front)
     pending = dict(changes)
     out: list[str] = []
     for key, start, end in _key_blocks(lines):
@@ -323,9 +360,9 @@ def _key_blocks(lines: list[str]) -> list[tuple[str | None, int, int]]:
     """Top-level keys with the line range each spans; other lines (comments) on their own."""
     blocks: list[tuple[str | None, int, int]] = []
     for index, line in enumerate(lines):
-        found = _KEY_LINE.match(line)
-        if found:
-            blocks.append((found.group(2), index, index + 1))
+        key = line_key(line)
+        if key is not None:
+            blocks.append((key, index, index + 1))
         elif blocks and blocks[-1][0] is not None and _continues(line):
             key, start, _ = blocks[-1]
             blocks[-1] = (key, start, index + 1)
@@ -341,7 +378,7 @@ def _trim_blank_tails(
     trimmed: list[tuple[str | None, int, int]] = []
     for key, start, end in blocks:
         last = end
-        while key is not None and last - 1 > start and not lines[last - 1].strip():
+        while key is not None and last - 1 > start and is_blank(lines[last - 1]):
             last -= 1
         trimmed.append((key, start, last))
         trimmed.extend((None, index, index + 1) for index in range(last, end))
@@ -350,7 +387,7 @@ def _trim_blank_tails(
 
 def _continues(line: str) -> bool:
     """A line that belongs to the key above it: indented, a `- ` list item, or blank."""
-    return line[:1] in (" ", "\t", "-") or not line.strip()
+    return line[:1] in (" ", "\t", "-") or is_blank(line)
 
 
 _TRAILING_COMMENT = re.compile(

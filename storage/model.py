@@ -25,6 +25,7 @@ __all__ = [
     "ID_PATTERN",
     "KNOWN_STATUSES",
     "KNOWN_TYPES",
+    "MAX_ID_LENGTH",
     "READY_STATUSES",
     "TERMINAL_STATUSES",
     "Task",
@@ -35,6 +36,9 @@ __all__ = [
 ]
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+"""Anchored for JSON Schema and pydantic `pattern`; in Python use `fullmatch` (`$` alone
+also matches before a trailing newline, so `re.match` would accept `"abc\\n"`)."""
+MAX_ID_LENGTH = 255
 
 KNOWN_STATUSES = (
     "inbox",
@@ -117,8 +121,13 @@ def normalise_priority(raw: object) -> int:
 
 
 def is_valid_id(task_id: str) -> bool:
-    """True when `task_id` is safe as an id and as part of a file name (no `/`, no `..`)."""
-    return bool(ID_PATTERN.match(task_id)) and ".." not in task_id
+    """True when `task_id` is safe as an id and as part of a file name: the whole string
+    matches `ID_PATTERN` (no `/`, no trailing newline), no `..`, at most `MAX_ID_LENGTH`."""
+    return (
+        len(task_id) <= MAX_ID_LENGTH
+        and ID_PATTERN.fullmatch(task_id) is not None
+        and ".." not in task_id
+    )
 
 
 def is_terminal(status: str) -> bool:

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import difflib
+import math
 import re
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+import yaml
 import yaml_rs
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from storage import codec
 from storage.errors import NotATask, ParseError
+from storage.model import MAX_ID_LENGTH, is_valid_id
 from tests.conftest import ODD
 
 PARSEABLE_ODD = sorted(
@@ -257,3 +261,154 @@ def test_the_frontmatter_ends_at_the_first_closing_line_whatever_surrounds_it(
         assert split_by_regex_search(text) is None
     else:
         assert (parts.front, parts.body) == split_by_regex_search(text)
+
+
+# --- characters a line splitter or a YAML 1.1 reader would treat differently -------------
+
+LINE_BREAKERS = ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\r"]
+"""Every character `str.splitlines()` splits on besides `\\n`."""
+
+YAML_11_TRAPS = [
+    "0b101", "0o17", "0x1F", "017", "1_000", "+1", "-1", "1e3", "1.5", ".5", ".inf", "-.inf",
+    ".nan", "~", "null", "NULL", "y", "n", "Y", "yes", "No", "ON", "off", "true", "False",
+    "2024-01-01", "2024-1-1 10:00:00", "12:30", "1:20:30", "190:20:30.15", "=", "<<",
+]  # fmt: skip
+
+NOT_PRINTABLE = ["\x00", "\x07", "\x1b", "\x7f", "\x80", "\x9f", "\ufeff", "\ufffe", "\uffff"]
+"""Characters YAML forbids raw in a stream (or a BOM, which only belongs at its start)."""
+
+
+def front_of(text: str) -> str:
+    return codec.split(text).front
+
+
+def both_readers(text: str) -> tuple[dict[str, object], dict[str, object]]:
+    """The frontmatter as our reader (YAML 1.2) and as PyYAML (YAML 1.1) read it."""
+    ours = codec.parse_front(codec.split(text))
+    theirs = yaml.safe_load(front_of(text))
+    return ours, theirs
+
+
+@pytest.mark.parametrize("breaker", LINE_BREAKERS, ids=ascii)
+def test_a_title_holding_a_line_breaking_character_survives_an_update_of_another_key(
+    breaker: str,
+) -> None:
+    title = f"a{breaker}status: done"
+    text = codec.update_text("---\nid: a\ntitle: T\nstatus: active\n---\nbody\n", {"title": title})
+    updated = codec.update_text(text, {"status": "blocked"})
+    task = codec.loads(updated)
+    assert (task.title, task.status, task.body) == (title, "blocked", "body\n")
+    assert changed_lines(text, updated) == ["- status: active\n", "+ status: blocked\n"]
+
+
+@pytest.mark.parametrize("breaker", ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c"], ids=ascii)
+def test_a_raw_line_separator_in_a_hand_written_value_does_not_split_its_line(
+    breaker: str,
+) -> None:
+    text = f'---\nid: a\ntitle: "x{breaker}status: done"\nstatus: active\n---\n'
+    updated = codec.update_text(text, {"status": "blocked"})
+    assert updated == text.replace("status: active", "status: blocked")
+    assert codec.loads(updated).title == f"x{breaker}status: done"
+
+
+def test_a_lone_carriage_return_is_a_line_break_for_the_rewriter_as_for_yaml() -> None:
+    text = "---\nid: a\ntitle: T\rstatus: active\n---\n"
+    assert codec.loads(text).status == "active"
+    updated = codec.update_text(text, {"status": "blocked"})
+    assert codec.loads(updated).status == "blocked"
+    assert updated == "---\nid: a\ntitle: T\rstatus: blocked\n---\n"
+
+
+@pytest.mark.parametrize("value", YAML_11_TRAPS)
+def test_strings_yaml_1_1_would_retype_read_the_same_through_pyyaml_and_ours(value: str) -> None:
+    text = codec.update_text("---\ntitle: T\n---\n", {"tag": value, "tags": [value]})
+    ours, theirs = both_readers(text)
+    assert ours["tag"] == theirs["tag"] == value
+    assert ours["tags"] == theirs["tags"] == [value]
+
+
+@pytest.mark.parametrize("char", NOT_PRINTABLE + LINE_BREAKERS, ids=ascii)
+def test_characters_yaml_cannot_hold_raw_are_written_escaped_and_read_back(char: str) -> None:
+    value = f"a{char}b"
+    text = codec.update_text("---\ntitle: T\n---\n", {"title": value, f"k{char}": [value]})
+    assert char not in front_of(text)
+    ours, theirs = both_readers(text)
+    assert ours == theirs == {"title": value, f"k{char}": [value]}
+
+
+@pytest.mark.parametrize("number", [1e20, -2.5e-7, 0.1, float("inf"), float("-inf"), 10**30])
+def test_numbers_are_written_so_both_readers_read_the_same_number(number: float) -> None:
+    text = codec.update_text("---\ntitle: T\n---\n", {"estimate": number})
+    ours, theirs = both_readers(text)
+    assert ours["estimate"] == theirs["estimate"] == number
+
+
+def test_not_a_number_is_written_so_both_readers_read_not_a_number() -> None:
+    text = codec.update_text("---\ntitle: T\n---\n", {"estimate": float("nan")})
+    ours, theirs = both_readers(text)
+    assert math.isnan(ours["estimate"]) and math.isnan(theirs["estimate"])  # type: ignore[arg-type]
+
+
+def test_nested_values_in_unknown_keys_are_escaped_like_top_level_ones() -> None:
+    nested = {"a\u2028b": ["x\u2029y", {"k": "0b101", "n": 1e20}], "c": None, "d": True}
+    text = codec.update_text("---\ntitle: T\n---\n", {"meta": nested})
+    assert "\u2028" not in front_of(text) and "\u2029" not in front_of(text)
+    ours, theirs = both_readers(text)
+    assert ours["meta"] == theirs["meta"] == nested
+
+
+@pytest.mark.parametrize("value", ["a\ud800b", ["ok", "\udfff"], {"k": "\ud83d"}], ids=ascii)
+def test_a_value_utf8_cannot_hold_is_refused_with_a_clear_error(value: object) -> None:
+    with pytest.raises(codec.Unrepresentable, match="surrogate"):
+        codec.update_text("---\ntitle: T\n---\n", {"title": value})
+
+
+def test_a_task_utf8_cannot_hold_is_refused_before_any_text_is_made() -> None:
+    task = codec.loads("---\nid: a\ntitle: T\n---\n")
+    with pytest.raises(codec.Unrepresentable):
+        codec.dumps(replace(task, body="lone \udc80 surrogate"))
+
+
+# --- ids ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "task_id", ["abc\n", "abc\r\n", "\nabc", "a\nb", "abc\u2028", "a b"], ids=ascii
+)
+def test_an_id_with_a_line_break_or_space_anywhere_is_invalid(task_id: str) -> None:
+    assert not is_valid_id(task_id)
+
+
+def test_an_id_is_valid_up_to_its_length_cap_and_invalid_past_it() -> None:
+    assert is_valid_id("a" * MAX_ID_LENGTH)
+    assert not is_valid_id("a" * (MAX_ID_LENGTH + 1))
+    assert MAX_ID_LENGTH == 255
+
+
+def test_a_file_whose_id_ends_in_a_newline_is_a_parse_error_not_a_task() -> None:
+    with pytest.raises(ParseError, match="invalid id"):
+        codec.loads('---\nid: "abc\\n"\ntitle: T\n---\n', path="x.md")
+
+
+@pytest.mark.parametrize(
+    "front", ["title: T\x00x\nid: a\n", "\x00\ntitle: T\n", "title: T\nid: a\x00\n"], ids=ascii
+)
+def test_a_nul_in_the_frontmatter_is_a_parse_error_not_a_silent_end_of_the_file(
+    front: str,
+) -> None:
+    with pytest.raises(ParseError, match="NUL"):
+        codec.loads(f"---\n{front}---\n", path="x.md")
+
+
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [('"k\\u2028": 1', "k\u2028"), ('"a: b": 1', "a: b"), ("'it''s': 1", "it's"),
+     ('"say \\"hi\\"": 1', 'say "hi"')],
+)  # fmt: skip
+def test_a_quoted_key_is_rewritten_in_place_not_added_twice(line: str, key: str) -> None:
+    text = f"---\nid: a\ntitle: T\n{line}\nstatus: active\n---\n"
+    updated = codec.update_text(text, {key: 2})
+    assert codec.parse_front(codec.split(updated)) == {
+        "id": "a", "title": "T", key: 2, "status": "active",
+    }  # fmt: skip
+    assert changed_lines(text, updated)[0] == f"- {line}\n"
