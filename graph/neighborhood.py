@@ -19,14 +19,13 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.index import TaskIndex
-from graph.windowing import window_lists
+from graph.windowing import window_named
 
 __all__ = [
     "DecompositionContext",
     "Neighborhood",
     "decomposition_context",
     "neighborhood",
-    "windowed_total",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -66,6 +65,7 @@ class Neighborhood(BaseModel):
         description=f"Every other task with no parent and no depends_on. {WINDOWED}"
     )
     orphan_total: int = Field(description="Other orphan tasks, all windows.")
+    total: int = Field(description="Ids in every windowed list, all windows.")
 
 
 class DecompositionContext(BaseModel):
@@ -84,18 +84,7 @@ class DecompositionContext(BaseModel):
         description=f"Every other task of the same project (none without one). {WINDOWED}"
     )
     project_tasks_total: int = Field(description="Other tasks of the project, all windows.")
-
-
-def windowed_total(found: Neighborhood | DecompositionContext) -> int:
-    """How many ids its windowed lists hold in all windows: the sum of every `*_total`.
-
-    >>> from storage.model import Task
-    >>> index = TaskIndex.build([Task(id="p", title="P", path="p.md", project="x"),
-    ...                          Task(id="a", title="A", path="a.md", parent="p", project="x")])
-    >>> windowed_total(decomposition_context(index, "p", limit=0))  # a child, a project mate
-    2
-    """
-    return sum(value for name, value in found if name.endswith("_total"))
+    total: int = Field(description="Ids in every windowed list, all windows.")
 
 
 def _existing(index: TaskIndex, ids: list[str]) -> list[str]:
@@ -126,37 +115,25 @@ def neighborhood(
     """
     task = index.require(task_id)
     parent = task.parent if task.parent in index else None
-    lists = (
-        index.in_order("parent", task_id),
-        _existing(index, index.dependencies(task_id)),
-        index.in_order("depends_on", task_id),
-        _existing(index, index.soft_dependencies(task_id)),
-        index.in_order("soft_depends_on", task_id),
-        _project_others(index, task_id),
-        index.in_order("orphans", without=task_id),
-    )
-    children, depends_on, blocks, soft_depends_on, soft_blocks, same_project, orphans = (
-        window_lists(lists, offset, limit)
-    )
+    lists = {
+        "children": index.in_order("parent", task_id),
+        "depends_on": _existing(index, index.dependencies(task_id)),
+        "blocks": index.in_order("depends_on", task_id),
+        "soft_depends_on": _existing(index, index.soft_dependencies(task_id)),
+        "soft_blocks": index.in_order("soft_depends_on", task_id),
+        "same_project_tasks": _project_others(index, task_id),
+        "orphan_tasks": index.in_order("orphans", without=task_id),
+    }
+    window = window_named(lists, offset, limit)
     return Neighborhood(
         task_id=task_id,
         parent=parent,
         dangling_parent=task.parent if task.parent is not None and parent is None else None,
-        children=children.ids,
-        children_total=children.total,
-        depends_on=depends_on.ids,
-        depends_on_total=depends_on.total,
         dangling_dependencies=sorted({d for d in task.depends_on if d not in index}),
-        blocks=blocks.ids,
-        blocks_total=blocks.total,
-        soft_depends_on=soft_depends_on.ids,
-        soft_depends_on_total=soft_depends_on.total,
-        soft_blocks=soft_blocks.ids,
-        soft_blocks_total=soft_blocks.total,
-        same_project_tasks=same_project.ids,
-        same_project_total=same_project.total,
-        orphan_tasks=orphans.ids,
-        orphan_total=orphans.total,
+        **window.fields(
+            totals={"same_project_tasks": "same_project_total", "orphan_tasks": "orphan_total"}
+        ),
+        total=window.total,
     )
 
 
@@ -178,16 +155,12 @@ def decomposition_context(
     task = index.require(task_id)
     parent = task.parent if task.parent in index else None
     mates = [] if parent is None else index.in_order("parent", parent, without=task_id)
-    lists = (index.in_order("parent", task_id), mates, _project_others(index, task_id))
-    children, siblings, project_tasks = window_lists(lists, offset, limit)
+    lists = {
+        "existing_children": index.in_order("parent", task_id),
+        "siblings": mates,
+        "project_tasks": _project_others(index, task_id),
+    }
+    window = window_named(lists, offset, limit)
     return DecompositionContext(
-        task_id=task_id,
-        existing_children=children.ids,
-        existing_children_total=children.total,
-        parent=parent,
-        siblings=siblings.ids,
-        siblings_total=siblings.total,
-        project=task.project,
-        project_tasks=project_tasks.ids,
-        project_tasks_total=project_tasks.total,
+        task_id=task_id, parent=parent, project=task.project, **window.fields(), total=window.total
     )

@@ -1,38 +1,60 @@
-"""One page window over several lists read one after another.
+"""One page window over several named lists read one after another.
 
-Tools that answer with several lists (a neighbourhood, a review's changes) page them as one
-sequence: a window `[offset, offset + limit)` of the lists' concatenation, so a page holds at
-most `limit` items in all, and each list reports its whole length beside its part.
+Results made of several lists (a neighbourhood, a review's changes, the structural signals)
+page them as one sequence: the window `[offset, offset + limit)` of the lists'
+concatenation, so a page holds at most `limit` items in all, and each list reports its whole
+length beside its part. The one model of such a page is `Windowed`: the named parts, their
+totals, and the total over all of them (for the next cursor).
 
->>> window_lists([["a", "b"], ["c", "d", "e"], ["f"]], offset=1, limit=3)
-[Cut(ids=['b'], total=2), Cut(ids=['c', 'd'], total=3), Cut(ids=[], total=1)]
+>>> w = window_named({"a": ["a1", "a2"], "b": ["b1", "b2", "b3"], "c": ["c1"]}, 1, 3)
+>>> w.parts, w.totals, w.total
+({'a': ['a2'], 'b': ['b1', 'b2'], 'c': []}, {'a': 2, 'b': 3, 'c': 1}, 6)
+>>> w.fields(totals={"c": "c_count"})
+{'a': ['a2'], 'a_total': 2, 'b': ['b1', 'b2'], 'b_total': 3, 'c': [], 'c_count': 1}
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Generic, NamedTuple, TypeVar
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
-__all__ = ["Cut", "window_lists"]
+__all__ = ["Windowed", "window_named"]
 
 T = TypeVar("T")
 
 
-class Cut(NamedTuple, Generic[T]):
-    """A list's part of a window, and how many items the whole list has."""
+@dataclass(frozen=True, slots=True)
+class Windowed(Generic[T]):
+    """Each named list's part of a window, each list's whole length, and their sum."""
 
-    ids: list[T]
-    total: int
+    parts: dict[str, list[T]]
+    totals: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        """Items in every list, over all windows."""
+        return sum(self.totals.values())
+
+    def fields(self, totals: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """`{name: part, name_total: total}` for every list, as a result model's fields are
+        named (`totals` renames a total where the model says it otherwise)."""
+        names = totals or {}
+        out: dict[str, Any] = {}
+        for name, part in self.parts.items():
+            out[name] = part
+            out[names.get(name, f"{name}_total")] = self.totals[name]
+        return out
 
 
-def window_lists(lists: Iterable[Sequence[T]], offset: int, limit: int | None) -> list[Cut[T]]:
-    """Each list's part of the window `[offset, offset + limit)` over `lists` read one after
-    another (`limit=None`: to the end)."""
-    cuts: list[Cut[T]] = []
+def window_named(lists: Mapping[str, Sequence[T]], offset: int, limit: int | None) -> Windowed[T]:
+    """Each list's part of the window `[offset, offset + limit)` over `lists` read in order
+    (`limit=None`: to the end)."""
+    parts: dict[str, list[T]] = {}
     start, stop = offset, None if limit is None else offset + limit
-    for ids in lists:
+    for name, ids in lists.items():
         end = None if stop is None else max(stop, 0)
-        cuts.append(Cut(list(ids[max(start, 0) : end]), len(ids)))
+        parts[name] = list(ids[max(start, 0) : end])
         start -= len(ids)
         stop = None if stop is None else stop - len(ids)
-    return cuts
+    return Windowed(parts, {name: len(ids) for name, ids in lists.items()})

@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-__all__ = ["Guidance", "action", "for_session", "guide", "nearest_tools"]
+__all__ = ["ACTION_HELP", "Guidance", "action", "for_session", "guide", "nearest_tools"]
 
-_ACTION_HELP = {
+ACTION_HELP = {  # every task tool (a meta-test keeps it whole); bot tools name themselves
     "get_task": "read one task in full",
     "list_tasks": "filter tasks by project, status, type, priority, tag",
     "search_tasks": "substring search over titles and bodies",
@@ -64,7 +64,7 @@ class Guidance(BaseModel):
 
 def action(tool: str, purpose: str | None = None) -> str:
     """`tool - purpose` as guidance lists it."""
-    return f"{tool} - {purpose or _ACTION_HELP.get(tool, tool)}"
+    return f"{tool} - {purpose or ACTION_HELP.get(tool, tool)}"
 
 
 def guide(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,7 +34,7 @@ class Envelope(BaseModel):
 
 
 class PageInfo(Envelope):
-    """The paging fields every list result carries."""
+    """The paging fields every list result carries; `of` fills them from a page."""
 
     count: int = Field(description="Items on this page.")
     total: int = Field(description="Items matching, over all pages.")
@@ -41,18 +42,14 @@ class PageInfo(Envelope):
         description="Pass as cursor for the next page; null at the end."
     )
 
+    @classmethod
+    def of(
+        cls, tasks: Sequence[object], page: Page[str], guidance: Guidance, **extra: object
+    ) -> Self:
+        """This page's rows (under `tasks`) with their count, the total and the cursor."""
+        fields = {"count": len(tasks), "total": page.total, "next_cursor": page.next_cursor}
+        return cls.model_validate({"tasks": tasks, **fields, "guidance": guidance, **extra})
+
 
 class TaskPage(PageInfo):
     tasks: list[TaskRow] = Field(description="This page of tasks, in a stable order.")
-
-    @classmethod
-    def of(cls, views: list[TaskRow], page: Page[str], guidance: Guidance, **extra: object) -> Self:
-        """This page of task views with its counts and cursor."""
-        return cls(
-            tasks=views,
-            count=len(views),
-            total=page.total,
-            next_cursor=page.next_cursor,
-            guidance=guidance,
-            **extra,
-        )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -16,11 +16,11 @@ from graph import metrics, review, topology
 from graph.metrics import GraphMetrics
 from graph.review import Staleness, Velocity
 from graph.topology import ScoringFactors, TopologyRow
-from graph.windowing import window_lists
+from graph.windowing import window_named
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
 from tasks_server.models import Envelope, Input, PageInfo
-from tasks_server.paging import Window, paginate
+from tasks_server.paging import Window
 from tasks_server.registry import tool
 from tasks_server.tools.structure import SignalsPage, signals_page
 from tasks_server.views import TaskBrief
@@ -86,16 +86,12 @@ def get_task_scoring_factors(
         )
         if args.project is not None:
             ids = [i for i in ids if index.require(i).project == args.project]
-        page = paginate(
-            ids, limit=args.limit, cursor=args.cursor, query=query, generation=ctx.live.generation
-        )
+        page = ctx.cut(ids, limit=args.limit, cursor=args.cursor, query=query)
         rows = [topology.task_factors(index, index.require(i), ctx.clock()) for i in page.items]
-    return GetTaskScoringFactorsOutput(
-        tasks=rows,
-        count=len(rows),
-        total=page.total,
-        next_cursor=page.next_cursor,
-        guidance=guide(
+    return GetTaskScoringFactorsOutput.of(
+        rows,
+        page,
+        guide(
             "factors_listed",
             "Rank these yourself, then call get_task on your pick",
             ["get_task", "get_task_neighborhood"],
@@ -128,20 +124,12 @@ def get_tasks_with_topology(
     with ctx.live.snapshot():
         index = ctx.index
         ids = topology.topology_ids(index, **filters)
-        page = paginate(
-            ids,
-            limit=args.limit,
-            cursor=args.cursor,
-            query=("topology", filters),
-            generation=ctx.live.generation,
-        )
+        page = ctx.cut(ids, limit=args.limit, cursor=args.cursor, query=("topology", filters))
         rows = [topology.topology_row(index, index.require(i), ctx.clock()) for i in page.items]
-    return GetTasksWithTopologyOutput(
-        tasks=rows,
-        count=len(rows),
-        total=page.total,
-        next_cursor=page.next_cursor,
-        guidance=guide(
+    return GetTasksWithTopologyOutput.of(
+        rows,
+        page,
+        guide(
             "topology_listed",
             "Apply your thresholds, then call get_task_neighborhood",
             ["get_task_neighborhood", "update_task"],
@@ -160,12 +148,18 @@ class GetReviewSnapshotInput(Input):
     cursor: str | None = Field(None, description="next_cursor from the previous page.")
 
 
-class ChangesSince(BaseModel):
-    tasks_created: list[TaskBrief] = Field(description="Created in the window (this page).")
+Item = TypeVar("Item")
+
+
+class ChangesSincePage(BaseModel, Generic[Item]):
+    """changes_since's lists (graph.review.ChangesSince) paged as one sequence: over ids,
+    then (`ChangesSincePage[TaskBrief]`) as the briefs the result carries."""
+
+    tasks_created: list[Item] = Field(description="Created in the window (this page).")
     tasks_created_total: int = Field(description="Created in the window, all pages.")
-    tasks_completed: list[TaskBrief] = Field(description="Completed in the window (this page).")
+    tasks_completed: list[Item] = Field(description="Completed in the window (this page).")
     tasks_completed_total: int = Field(description="Completed in the window, all pages.")
-    tasks_modified: list[TaskBrief] = Field(description="Modified in the window (this page).")
+    tasks_modified: list[Item] = Field(description="Modified in the window (this page).")
     tasks_modified_total: int = Field(description="Modified in the window, all pages.")
 
 
@@ -175,7 +169,7 @@ class GetReviewSnapshotOutput(Envelope):
     signals: SignalsPage = Field(
         description="The first page of get_structural_signals (same limit), with totals."
     )
-    changes_since: ChangesSince
+    changes_since: ChangesSincePage[TaskBrief]
     staleness: Staleness
     velocity: Velocity
     next_cursor: str | None = Field(
@@ -185,19 +179,11 @@ class GetReviewSnapshotOutput(Envelope):
 
 def _changes_page(
     ctx: ServerContext, changes: review.ChangesSince, window: Window
-) -> tuple[ChangesSince, str | None]:
+) -> tuple[ChangesSincePage[TaskBrief], str | None]:
     """changes_since's three lists paged as one sequence: created, completed, modified."""
-    lists = (changes.tasks_created, changes.tasks_completed, changes.tasks_modified)
-    created, completed, modified = window_lists(lists, window.offset, window.limit)
-    page = ChangesSince(
-        tasks_created=ctx.briefs(created.ids),
-        tasks_created_total=created.total,
-        tasks_completed=ctx.briefs(completed.ids),
-        tasks_completed_total=completed.total,
-        tasks_modified=ctx.briefs(modified.ids),
-        tasks_modified_total=modified.total,
-    )
-    return page, window.next_cursor(sum(len(ids) for ids in lists))
+    windowed = window_named(dict(changes), window.offset, window.limit)
+    found = ChangesSincePage[str](**windowed.fields())
+    return ctx.expand(ChangesSincePage[TaskBrief], found), window.next_cursor(windowed.total)
 
 
 @tool("query", read_only=True, idempotent=True)

@@ -71,21 +71,11 @@ def get_decomposition_context(
         found = neighborhood.decomposition_context(
             ctx.index, args.task_id, offset=window.offset, limit=window.limit
         )
-        next_cursor = window.next_cursor(neighborhood.windowed_total(found))
-        result = GetDecompositionContextOutput(
+        next_cursor = window.next_cursor(found.total)
+        return ctx.expand(
+            GetDecompositionContextOutput,
+            found,
             task=ctx.view(ctx.index.require(args.task_id), "full"),
-            existing_children=ctx.briefs(found.existing_children),
-            existing_children_total=found.existing_children_total,
-            parent_context=ParentContext(
-                parent=ctx.briefs([found.parent])[0] if found.parent else None,
-                siblings=ctx.briefs(found.siblings),
-                siblings_total=found.siblings_total,
-            ),
-            project_context=ProjectContext(
-                project=found.project,
-                project_tasks=ctx.briefs(found.project_tasks),
-                project_tasks_total=found.project_tasks_total,
-            ),
             next_cursor=next_cursor,
             guidance=_guidance(
                 "get_decomposition_context",
@@ -95,15 +85,18 @@ def get_decomposition_context(
                 ["decompose_task", "get_task_neighborhood"],
             ),
         )
-    return result
 
 
 class Relationships(BaseModel):
     parent: TaskBrief | None = Field(description="Parent task.")
+    dangling_parent: str | None = Field(description="Parent id as written when no task has it.")
     children: list[TaskBrief] = Field(description=f"Child tasks. {PAGED}")
     children_total: int = Field(description="Child tasks, all pages.")
     depends_on: list[TaskBrief] = Field(description=f"Hard dependencies that exist. {PAGED}")
     depends_on_total: int = Field(description="Hard dependencies that exist, all pages.")
+    dangling_dependencies: list[str] = Field(
+        description="depends_on ids that no task has (whole list, as written)."
+    )
     blocks: list[TaskBrief] = Field(description=f"Tasks that depend on this one. {PAGED}")
     blocks_total: int = Field(description="Tasks that depend on this one, all pages.")
     soft_depends_on: list[TaskBrief] = Field(
@@ -140,26 +133,11 @@ def get_task_neighborhood(ctx: ServerContext, args: TaskIdInput) -> GetTaskNeigh
         found = neighborhood.neighborhood(
             ctx.index, args.task_id, offset=window.offset, limit=window.limit
         )
-        next_cursor = window.next_cursor(neighborhood.windowed_total(found))
-        result = GetTaskNeighborhoodOutput(
+        next_cursor = window.next_cursor(found.total)
+        return ctx.expand(
+            GetTaskNeighborhoodOutput,
+            found,
             task=ctx.view(ctx.index.require(args.task_id), "full"),
-            existing_relationships=Relationships(
-                parent=ctx.briefs([found.parent])[0] if found.parent else None,
-                children=ctx.briefs(found.children),
-                children_total=found.children_total,
-                depends_on=ctx.briefs(found.depends_on),
-                depends_on_total=found.depends_on_total,
-                blocks=ctx.briefs(found.blocks),
-                blocks_total=found.blocks_total,
-                soft_depends_on=ctx.briefs(found.soft_depends_on),
-                soft_depends_on_total=found.soft_depends_on_total,
-                soft_blocks=ctx.briefs(found.soft_blocks),
-                soft_blocks_total=found.soft_blocks_total,
-            ),
-            same_project_tasks=ctx.briefs(found.same_project_tasks),
-            same_project_total=found.same_project_total,
-            orphan_tasks=ctx.briefs(found.orphan_tasks),
-            orphan_total=found.orphan_total,
             next_cursor=next_cursor,
             guidance=_guidance(
                 "get_task_neighborhood",
@@ -169,4 +147,3 @@ def get_task_neighborhood(ctx: ServerContext, args: TaskIdInput) -> GetTaskNeigh
                 ["update_task", "get_decomposition_context"],
             ),
         )
-    return result

@@ -268,12 +268,10 @@ def get_blocked_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetBlocked
         items = [
             BlockedTask(task=view, **ctx.index.reasons(view.id).model_dump()) for view in views
         ]
-    return GetBlockedTasksOutput(
-        tasks=items,
-        count=len(items),
-        total=page.total,
-        next_cursor=page.next_cursor,
-        guidance=guide(
+    return GetBlockedTasksOutput.of(
+        items,
+        page,
+        guide(
             "blocked_tasks_found" if page.total else "nothing_blocked",
             "Resolve the first unmet dependency or dangling id"
             if page.total

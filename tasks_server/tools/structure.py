@@ -14,7 +14,7 @@ from pydantic import Field
 
 from graph import signals
 from graph.signals import DanglingReferences, DuplicateIdSignal, StructuralSignals, UnparseableFile
-from graph.windowing import window_lists
+from graph.windowing import window_named
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
 from tasks_server.models import Envelope, Input
@@ -67,17 +67,15 @@ def signals_page(
 ) -> tuple[SignalsPage, int]:
     """The page `[offset, offset + limit)` of every signal (load problems included), and how
     many signals there are in all."""
-    lists = _lists(with_load_problems(ctx, found))
-    cuts = dict(zip(lists, window_lists(lists.values(), offset, limit), strict=True))
-    part = {name: cut.ids for name, cut in cuts.items()}
+    window = window_named(_lists(with_load_problems(ctx, found)), offset, limit)
+    part = dict(window.parts)
     dangling = DanglingReferences(
         parent=part.pop("dangling_parent"),
         depends_on=part.pop("dangling_depends_on"),
         soft_depends_on=part.pop("dangling_soft_depends_on"),
     )
-    totals = {name: cut.total for name, cut in cuts.items()}
-    page = SignalsPage(**part, dangling_references=dangling, totals=totals)
-    return page, sum(cut.total for cut in cuts.values())
+    page = SignalsPage(**part, dangling_references=dangling, totals=window.totals)
+    return page, window.total
 
 
 class GetStructuralSignalsInput(Input):

@@ -20,6 +20,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client
 
+from graph.neighborhood import DecompositionContext, Neighborhood
+from tasks_server.guidance import ACTION_HELP
 from tasks_server.schemas import input_schema, output_schema
 from tasks_server.toolset import open_toolset
 from tasks_server.views import BRIEF_FIELDS
@@ -228,3 +230,46 @@ BRIEF_ROW = {
     "id": "a", "title": "A", "type": "task", "status": "active", "priority": 2,
     "project": None, "parent": None,
 }  # fmt: skip
+
+
+def keys_of(data: Any) -> set[str]:
+    if isinstance(data, dict):
+        return set(data).union(*(keys_of(v) for v in data.values()))
+    if isinstance(data, list):
+        return set().union(*(keys_of(v) for v in data))
+    return set()
+
+
+@pytest.mark.parametrize(
+    ("tool", "graph_model"),
+    [("get_task_neighborhood", Neighborhood), ("get_decomposition_context", DecompositionContext)],
+)
+async def test_every_list_the_graph_computes_reaches_the_tool_result(
+    client: Client, tool: str, graph_model: type[Any]
+) -> None:
+    result = await client.call_tool(tool, {"task_id": "wx-6ca4a1a9"})
+    found = keys_of(result.structured_content)
+    lost = set(graph_model.model_fields) - {"task_id", "total"} - found
+    assert not lost, f"{tool} drops {sorted(lost)}"
+
+
+def test_every_tool_has_a_purpose_for_guidance_to_name(example_root: Path) -> None:
+    toolset = open_toolset(example_root, watch=False)
+    toolset.context.close()
+    tier_tools = {spec.name for spec in toolset.specs.values() if spec.tier != "workflow"}
+    assert tier_tools <= set(ACTION_HELP), sorted(tier_tools - set(ACTION_HELP))
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_the_readme_lists_exactly_the_tools_the_registry_serves(example_root: Path) -> None:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Tools by role") : text.index("## Task files")]
+    listed = set(re.findall(r"`([a-z_]+)`", section))
+    toolset = open_toolset(example_root, watch=False)
+    toolset.context.close()
+    served = {spec.name for spec in toolset.specs.values() if spec.tier != "workflow"}
+    assert served <= listed, f"README misses {sorted(served - listed)}"
+    named_tools = {name for name in listed if name in ACTION_HELP or name.startswith("get_")}
+    assert named_tools <= served, f"README names tools that do not exist: {named_tools - served}"
