@@ -122,6 +122,7 @@ RECOVERY: dict[str, tuple[str, list[str]]] = {
     "OPEN_CHECKLIST": ("Tick the items, or call complete_task with force=true", ["get_task"]),
     "PATH_OUTSIDE_ROOT": ("Use an id or path inside the task root", []),
     "UNKNOWN_TOOL": ("Call tools/list and use a listed name", []),
+    "IO_ERROR": ("Check the tree can be read and written (disk, permissions), then retry", []),
     "INTERNAL_ERROR": ("Retry once; if it repeats, call rebuild_index", ["rebuild_index"]),
 }  # fmt: skip
 
@@ -163,6 +164,9 @@ _RULES: dict[type[BaseException], Callable[[Any], ErrorInfo]] = {
     InvalidId: _code("INVALID_ARGUMENT"),
     StorageError: _code("INVALID_ARGUMENT"),
     GraphError: _code("INVALID_ARGUMENT"),
+    OSError: lambda exc: ErrorInfo(
+        code="IO_ERROR", message=f"the file system refused: {exc.strerror or type(exc).__name__}"
+    ),
 }  # fmt: skip
 
 

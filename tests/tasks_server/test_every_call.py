@@ -273,3 +273,18 @@ def test_the_readme_lists_exactly_the_tools_the_registry_serves(example_root: Pa
     assert served <= listed, f"README misses {sorted(served - listed)}"
     named_tools = {name for name in listed if name in ACTION_HELP or name.startswith("get_")}
     assert named_tools <= served, f"README names tools that do not exist: {named_tools - served}"
+
+
+async def test_a_write_the_file_system_refuses_is_an_io_error_and_writes_nothing(
+    example_root: Path,
+) -> None:
+    (example_root / "zz").mkdir()
+    (example_root / "zz" / "tasks").write_text("a file where the folder should be")
+    before = sorted(str(p) for p in example_root.rglob("*"))
+    server = make_server(example_root)
+    async with Client(server) as client:
+        result = await client.call_tool("create_task", {"title": "Cannot land", "project": "zz"})
+    server.context.close()
+    data = error_of(result)
+    assert data["error"]["code"] == "IO_ERROR", data
+    assert sorted(str(p) for p in example_root.rglob("*")) == before
