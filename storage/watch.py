@@ -114,6 +114,11 @@ class TreeWatch:
             return None
         return watch
 
+    @property
+    def folders(self) -> int:
+        """How many folders are watched."""
+        return len(self._folders)
+
     # --- watches -------------------------------------------------------------------------
 
     def watch_tree(self, top: str) -> set[str]:
