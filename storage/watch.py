@@ -60,10 +60,6 @@ _BUFFER = 1 << 16
 Descend = Callable[[str], bool]
 
 
-class WatchLimit(OSError):
-    """The kernel refused another watch (fs.inotify.max_user_watches reached)."""
-
-
 @dataclass(slots=True)
 class Drained:
     """What one drain found, relative to the root: files that changed (or appeared in a
@@ -97,6 +93,7 @@ class TreeWatch:
         self._root_str = str(root)
         self._descend = descend
         self._folders: dict[int, str] = {}  # watch descriptor -> folder ("" for the root)
+        self.exhausted = False  # a folder could not be watched: the kernel's limit was reached
 
     @classmethod
     def open(cls, root: Path, *, descend: Descend) -> TreeWatch | None:
@@ -107,9 +104,8 @@ class TreeWatch:
         if libc is None or fd < 0:
             return None
         watch = cls(libc, fd, root, descend)
-        try:
-            watch.watch_tree("")
-        except WatchLimit:
+        watch.watch_tree("", collect=False)
+        if watch.exhausted:
             watch.close()
             return None
         return watch
@@ -121,15 +117,17 @@ class TreeWatch:
 
     # --- watches -------------------------------------------------------------------------
 
-    def watch_tree(self, top: str) -> set[str]:
-        """Add a watch on `top` and every folder below it; return the files found there.
-        A watch is added before its folder is listed, so nothing created meanwhile is missed."""
+    def watch_tree(self, top: str, *, collect: bool = True) -> set[str]:
+        """Add a watch on `top` and every folder below it; return the files found there
+        (when `collect`). A watch is added before its folder is listed, so nothing created
+        meanwhile is missed. At the kernel's watch limit, `exhausted` is set and the rest
+        of the tree is not watched: the caller must stop trusting this queue."""
         files: set[str] = set()
         stack = [top]
-        while stack:
+        while stack and not self.exhausted:
             folder = stack.pop()
             if self._add(folder):
-                self._list(folder, stack, files)
+                self._list(folder, stack, files if collect else None)
         return files
 
     def _add(self, folder: str) -> bool:
@@ -138,19 +136,19 @@ class TreeWatch:
         if wd >= 0:
             self._folders[wd] = folder
             return True
-        code = ctypes.get_errno()
-        if code == errno.ENOSPC:
-            raise WatchLimit(code, "inotify watch limit reached")
-        return False  # gone, not a folder any more, a link, or not ours to read
+        if ctypes.get_errno() == errno.ENOSPC:
+            self.exhausted = True
+        return False  # else gone, not a folder any more, a link, or not ours to read
 
-    def _list(self, folder: str, stack: list[str], files: set[str]) -> None:
+    def _list(self, folder: str, stack: list[str], files: set[str] | None) -> None:
         prefix = folder + "/" if folder else ""
         try:
             with os.scandir(self._absolute(folder)) as entries:
                 for entry in entries:
                     relative = prefix + entry.name
                     if not entry.is_dir(follow_symlinks=False):
-                        files.add(relative)
+                        if files is not None:
+                            files.add(relative)
                     elif self._descend(relative):
                         stack.append(relative)
         except OSError:
@@ -172,14 +170,14 @@ class TreeWatch:
     def drain(self) -> Drained:
         """Everything the kernel has queued so far, without waiting for more."""
         found = Drained()
-        while True:
+        while self.fd >= 0:
             try:
                 data = os.read(self.fd, _BUFFER)
             except BlockingIOError:
                 break
             self._apply(data, found)
-        if found.overflow:
-            self.watch_tree("")  # folders made while events were lost have no watch yet
+        if found.overflow:  # folders made while events were lost have no watch yet
+            self.watch_tree("", collect=False)
         return found
 
     def _apply(self, data: bytes, found: Drained) -> None:

@@ -271,10 +271,24 @@ class LiveTree:
 
     def _changed_paths(self) -> set[str]:
         if self._kernel is not None:
-            return self._kernel_changes(self._kernel.drain())
+            drained = self._kernel.drain()
+            if not self._kernel.exhausted:
+                return self._kernel_changes(drained)
+            self._give_up_kernel_queue()
         if self.watching and self._watch_ready.is_set():
             return self._take_pending()
         return self._stat_walk()
+
+    def _give_up_kernel_queue(self) -> None:
+        """A new folder could not be watched (the kernel's watch limit): from now on each
+        call walks the tree, which is slower but misses nothing."""
+        log.warning(
+            "inotify watch limit reached (fs.inotify.max_user_watches); "
+            "every call now stats the whole tree"
+        )
+        if self._kernel is not None:
+            self._kernel.close()
+        self._kernel = None
 
     def _kernel_changes(self, drained: Drained) -> set[str]:
         """The task files behind one drain of the kernel's queue, and any linked file

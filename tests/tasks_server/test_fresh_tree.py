@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from storage.watch import TreeWatch
 from tasks_server.live import LiveTree
 from tests.tasks_server.test_live import TASK, same_as_fresh_load
 
@@ -138,3 +139,34 @@ def test_a_tools_own_write_seen_again_by_the_queue_changes_nothing(live: LiveTre
     stats = live.refresh()
     assert stats.files_read == 1  # the queue reports the write; reading it finds no change
     assert live.generation == generation  # so page cursors handed out since stay valid
+
+
+class LimitedWatch(TreeWatch):
+    """The kernel's queue on a machine whose watch limit is reached at folder `full`."""
+
+    def _add(self, folder: str) -> bool:
+        if folder.endswith("full"):
+            self.exhausted = True  # what ENOSPC from inotify_add_watch sets
+            return False
+        return super()._add(folder)
+
+
+class LimitedTree(LiveTree):
+    def _open_kernel_watch(self) -> TreeWatch | None:
+        return LimitedWatch.open(self.root, descend=self.repository.walks_into)
+
+
+def test_at_the_watch_limit_the_tree_falls_back_to_walking_and_misses_nothing(
+    example_root: Path,
+) -> None:
+    tree = LimitedTree(example_root, watch=True)
+    try:
+        assert tree.mode == "kernel"
+        (example_root / "full").mkdir()
+        (example_root / "full" / "f.md").write_text(TASK.format(id="f-1", title="F", status="a"))
+        assert status_of(tree, "f-1") == "a"
+        assert tree.mode == "walk"
+        (example_root / "full" / "f.md").write_text(TASK.format(id="f-1", title="F", status="bb"))
+        assert status_of(tree, "f-1") == "bb"
+    finally:
+        tree.close()
