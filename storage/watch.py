@@ -25,13 +25,19 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import logging
 import os
 import struct
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Drained", "TreeWatch"]
+import watchfiles
+
+__all__ = ["Drained", "ThreadWatch", "TreeWatch"]
+
+log = logging.getLogger(__name__)
 
 IN_MODIFY = 0x00000002
 IN_ATTRIB = 0x00000004
@@ -212,3 +218,77 @@ class TreeWatch:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+
+
+class ThreadWatch:
+    """The fallback where inotify is missing: a `watchfiles` thread that collects changed
+    paths. Its reports lag the changes by a few ms, so it gives freshness, not
+    read-your-writes.
+
+    `take()` returns the paths reported since the last take, or None while the reports
+    cannot be trusted alone (the watcher not yet up, the first take once it is, or the
+    thread gone): then the caller walks the tree instead.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._prefix = str(root) + "/"
+        self._pending: set[str] = set()
+        self._changed = threading.Condition()
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._trusted = False  # set by the first take after the watcher is up
+        self._thread = threading.Thread(target=self._run, name="tasks-watch", daemon=True)
+        self._thread.start()  # not waited for: until it is up, `take` says "walk"
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def _run(self) -> None:
+        try:
+            for changes in watchfiles.watch(
+                self.root,
+                stop_event=self._stop,
+                debounce=0,
+                step=5,
+                yield_on_timeout=True,  # the first yield says the watcher is up
+                rust_timeout=200,
+                recursive=True,
+                ignore_permission_denied=True,
+            ):
+                self._ready.set()
+                self._note(
+                    {p[len(self._prefix) :] for _, p in changes if p.startswith(self._prefix)}
+                )
+        except Exception:  # pragma: no cover - the callers walk the tree instead
+            log.exception("file watcher stopped; falling back to stat walks")
+
+    def _relative(self, paths: Iterable[str]) -> set[str]:
+        return {p[len(self._prefix) :] for p in paths if p.startswith(self._prefix)}
+
+    def _note(self, found: set[str]) -> None:
+        if found:
+            with self._changed:
+                self._pending |= found
+                self._changed.notify_all()
+
+    def take(self) -> set[str] | None:
+        """The paths (relative to the root) reported since the last take; None: walk."""
+        with self._changed:
+            paths, self._pending = self._pending, set()
+        if not (self._ready.is_set() and self.alive):
+            return None
+        if not self._trusted:  # what changed before the watcher was up is in no report
+            self._trusted = True
+            return None
+        return paths
+
+    def wait(self, timeout: float) -> bool:
+        """Block until a change not yet taken has been reported (or time runs out)."""
+        with self._changed:
+            return self._changed.wait_for(lambda: bool(self._pending), timeout=timeout)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)

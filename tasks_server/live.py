@@ -33,13 +33,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import watchfiles
-
 from graph.index import TaskIndex
 from storage import cache
 from storage.repository import Survey, TaskRepository
 from storage.table import Delta, FileResult, FileTable, Problem
-from storage.watch import Drained, TreeWatch
+from storage.watch import Drained, ThreadWatch, TreeWatch
 
 __all__ = ["LiveTree", "RefreshStats", "StartStats"]
 
@@ -178,12 +176,7 @@ class LiveTree:
         self.lock = threading.RLock()
         self.last_refresh = RefreshStats(0, 0.0)
         self._links = set(links)
-        self._pending: set[str] = set()
-        self._pending_lock = threading.Lock()
-        self._changed = threading.Condition(self._pending_lock)
-        self._stop = threading.Event()
-        self._watcher: threading.Thread | None = None
-        self._watch_ready = threading.Event()
+        self._thread: ThreadWatch | None = None
         self._use_cache = use_cache
         if watch and self._kernel is None:
             self._start_watcher()
@@ -200,44 +193,10 @@ class LiveTree:
         """How changes are found: "kernel", "thread" or "walk" (see the module's notes)."""
         if self._kernel is not None:
             return "kernel"
-        return "thread" if self._watcher is not None else "walk"
+        return "thread" if self._thread is not None else "walk"
 
     def _start_watcher(self) -> None:
-        self._watcher = threading.Thread(target=self._watch, name="tasks-watch", daemon=True)
-        self._watcher.start()  # not waited for: until it is up, `refresh` walks the tree
-
-    def _watch(self) -> None:
-        try:
-            for changes in watchfiles.watch(
-                self.root,
-                stop_event=self._stop,
-                debounce=0,
-                step=5,
-                yield_on_timeout=True,  # the first yield says the watcher is up
-                rust_timeout=200,
-                recursive=True,
-                ignore_permission_denied=True,
-            ):
-                if not self._watch_ready.is_set():  # the first yield: the watcher is up
-                    with self.lock:  # what changed before it was, not yet refreshed
-                        self._note(self._stat_walk())
-                        self._watch_ready.set()
-                self._collect(path for _, path in changes)
-        except Exception:  # pragma: no cover - the fallback walk takes over
-            log.exception("file watcher stopped; falling back to stat walks")
-        finally:
-            self._watch_ready.set()
-
-    def _collect(self, paths: Iterable[str]) -> None:
-        prefix = str(self.root) + "/"
-        self._note({p[len(prefix) :] for p in paths if p.startswith(prefix)})
-
-    def _note(self, found: set[str]) -> None:
-        """Queue changed paths (relative to the root) for the next refresh."""
-        if found:
-            with self._changed:
-                self._pending |= found
-                self._changed.notify_all()
+        self._thread = ThreadWatch(self.root)
 
     def wait_for_changes(self, timeout: float) -> bool:
         """Block until a change not yet applied has been reported (or time runs out).
@@ -247,12 +206,11 @@ class LiveTree:
         """
         if self._kernel is not None:
             return bool(select.select([self._kernel.fd], [], [], timeout)[0])
-        with self._changed:
-            return self._changed.wait_for(lambda: bool(self._pending), timeout=timeout)
+        return self._thread.wait(timeout) if self._thread is not None else False
 
     @property
     def watching(self) -> bool:
-        return self._kernel is not None or (self._watcher is not None and self._watcher.is_alive())
+        return self._kernel is not None or (self._thread is not None and self._thread.alive)
 
     def refresh(self) -> RefreshStats:
         """Apply every change completed so far: re-read only the changed files. The one
@@ -275,9 +233,10 @@ class LiveTree:
             if not self._kernel.exhausted:
                 return self._kernel_changes(drained)
             self._give_up_kernel_queue()
-        if self.watching and self._watch_ready.is_set():
-            return self._take_pending()
-        return self._stat_walk()
+        reported = self._thread.take() if self._thread is not None else None
+        if reported is None:
+            return self._stat_walk()
+        return set().union(*(self._files_behind(p) for p in reported))
 
     def _give_up_kernel_queue(self) -> None:
         """A new folder could not be watched (the kernel's watch limit): from now on each
@@ -314,14 +273,6 @@ class LiveTree:
             if known is None or known.stamp != _target_stamp(self.root / relative):
                 changed.add(relative)
         return changed
-
-    def _take_pending(self) -> set[str]:
-        with self._pending_lock:
-            paths, self._pending = self._pending, set()
-        found: set[str] = set()
-        for relative in paths:
-            found |= self._files_behind(relative)
-        return found
 
     def _files_behind(self, relative: str) -> set[str]:
         """The task files a reported path stands for: itself, or a folder's contents."""
@@ -404,9 +355,8 @@ class LiveTree:
         if self._use_cache and self.generation:
             with self.lock:
                 self.save_cache()
-        self._stop.set()
-        if self._watcher is not None:
-            self._watcher.join(timeout=2)
+        if self._thread is not None:
+            self._thread.close()
         if self._kernel is not None:
             with self.lock:
                 self._kernel.close()
