@@ -23,7 +23,7 @@ from tests.tasks_server.conftest import call, make_server
 TASK_ID = "wx-6ca4a1a9"
 TRIALS = 40
 # Same-length statuses on purpose: a rewrite may keep the file's size and mtime tick.
-STATUSES = ("review", "active", "done", "active", "waiting")
+STATUSES = ("review", "active", "done", "in_progress", "active", "waiting")
 
 EDITOR = r"""
 import os, sys
@@ -141,3 +141,38 @@ async def test_a_task_created_by_another_server_process_is_found_at_once(
             found = await first.call_tool("get_task", {"task_id": made["task"]["id"]})
             missing += bool(found.is_error)
     assert missing == 0, f"{missing} of 10 new tasks were not found"
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        cwd=cwd, check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def upstream(example_root: Path, tmp_path: Path) -> Path:
+    """The served tree as a git clone of `upstream`, where another agent commits."""
+    git(example_root, "init", "-q", "-b", "main")
+    git(example_root, "add", "-A")
+    git(example_root, "commit", "-q", "-m", "tree")
+    other = tmp_path / "upstream"
+    git(tmp_path, "clone", "-q", str(example_root), str(other))
+    git(example_root, "remote", "add", "up", str(other))
+    return other
+
+
+@pytest.mark.anyio
+async def test_a_git_pull_is_in_the_very_next_answer(
+    first: Client, example_root: Path, upstream: Path
+) -> None:
+    relative = (await call(first, "get_task", task_id=TASK_ID))["task"]["path"]
+    stale, old = 0, "active"
+    for new in STATUSES * 2:
+        path = upstream / relative
+        path.write_text(path.read_text().replace("status: " + old, "status: " + new))
+        old = new
+        git(upstream, "commit", "-q", "-am", new)
+        git(example_root, "pull", "-q", "--ff-only", "up", "main")
+        stale += await status_of(first) != new
+    assert stale == 0, f"{stale} of {len(STATUSES) * 2} answers after a pull were stale"
