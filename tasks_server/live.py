@@ -310,6 +310,8 @@ class LiveTree:
         try:
             if os.path.islink(self.root / relative):
                 self._links.add(relative)
+            else:
+                self._links.discard(relative)
             return self.repository.read(relative)
         except (OSError, RuntimeError) as exc:
             return _unreadable(relative, exc)
