@@ -151,12 +151,11 @@ class TreeWatch:
         try:
             with os.scandir(self._absolute(folder)) as entries:
                 for entry in entries:
-                    relative = prefix + entry.name
-                    if not entry.is_dir(follow_symlinks=False):
-                        if files is not None:
-                            files.add(relative)
-                    elif self._descend(relative):
-                        stack.append(relative)
+                    if entry.is_dir(follow_symlinks=False):
+                        if self._descend(prefix + entry.name):
+                            stack.append(prefix + entry.name)
+                    elif files is not None:
+                        files.add(prefix + entry.name)
         except OSError:
             return  # gone since, or unreadable: its events (if any) say the rest
 
