@@ -69,13 +69,6 @@ def resolve(host: str) -> Bind:
     return Bind(host, family, str(sockaddr[0]))
 
 
-def is_loopback(host: str) -> bool:
-    try:
-        return resolve(host).loopback
-    except InsecureBind:
-        return False
-
-
 def _check_token(token: str | None) -> None:
     if token is None:
         return
@@ -191,8 +184,14 @@ class _AnnouncingServer(uvicorn.Server):
 
 
 def serve_http(server: MCPServer, host: str, port: int, token: str | None) -> None:
+    """Serve until interrupted. A bind refused, or an address that cannot be listened on
+    (a port in use), ends the process with one line on stderr and exit status 2."""
     check_bind(host, token)
-    sock = listen(host, port)
+    try:
+        sock = listen(host, port)
+    except OSError as exc:
+        print(f"cannot listen on {host} port {port}: {exc.strerror or exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     app = http_app(server, host, sock.getsockname()[1], token)
     config = uvicorn.Config(app, log_level="warning")
     _AnnouncingServer(config, url_of(sock)).run(sockets=[sock])

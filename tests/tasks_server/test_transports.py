@@ -259,3 +259,19 @@ def test_a_blank_or_spaced_token_is_refused_on_any_host(host: str, token: str) -
 def test_a_host_that_does_not_resolve_is_refused_in_one_line() -> None:
     with pytest.raises(InsecureBind, match=r"no-such-host\.invalid"):
         check_bind("no-such-host.invalid", "s3cret")
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(example_root: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "tasks_server", "serve", "--root", str(example_root),
+             "--transport", "http", "--port", str(port)],
+            check=False, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"cannot listen on 127.0.0.1 port {port}: Address already in use"
+    ]
