@@ -92,6 +92,12 @@ class TaskRepository:
             and not self._ignored(relative)
         )
 
+    def walks_into(self, folder: str) -> bool:
+        """True for a folder (relative path) whose files the scan reads: not hidden, not
+        ignored."""
+        hidden = any(part.startswith(".") for part in folder.split("/"))
+        return not hidden and not self._ignored(folder + "/")
+
     def _ignored(self, relative: str) -> bool:
         for pattern in self.exclude:
             if pattern.endswith("/"):

@@ -1,4 +1,11 @@
-"""Streamable HTTP: loopback by default; any other address needs a bearer token."""
+"""Streamable HTTP: loopback by default; any other address needs a bearer token.
+
+On a loopback address the Host and Origin headers are checked against the address actually
+bound (however `--host` spelled it: `127.1`, `0:0:0:0:0:0:0:1`, `[::1]`, `localhost`...)
+and its real port, exactly: a DNS-rebinding page (`Host: evil.example`) and look-alike
+origins (`http://localhost:PORT.evil.example`) are refused. Beyond loopback the bearer token
+is the guard (a browser page cannot add it).
+"""
 
 from __future__ import annotations
 
@@ -6,35 +13,121 @@ import hmac
 import ipaddress
 import socket
 import sys
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tasks_server.server import TasksServer
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
 
-__all__ = ["InsecureBind", "check_bind", "http_app", "serve_http"]
+__all__ = [
+    "Bind",
+    "InsecureBind",
+    "check_bind",
+    "http_app",
+    "listen",
+    "resolve",
+    "serve_http",
+    "transport_security",
+]
 
 
 class InsecureBind(Exception):
-    """Binding beyond loopback without a token: refused before the server starts."""
+    """A bind refused before the server starts: beyond loopback without a token, a blank
+    token, or a host that does not resolve."""
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
+@dataclass(frozen=True, slots=True)
+class Bind:
+    """Where `--host` really binds: its spelling, the socket family and numeric address."""
+
+    spelling: str
+    family: socket.AddressFamily
+    address: str
+
+    @property
+    def loopback(self) -> bool:
+        return ipaddress.ip_address(self.address).is_loopback
+
+    @property
+    def url_host(self) -> str:
+        """The address as written in a URL or a Host header (`[::1]` for IPv6)."""
+        return f"[{self.address}]" if self.family == socket.AF_INET6 else self.address
+
+
+def resolve(host: str) -> Bind:
+    """The address `host` binds (the first the resolver gives); InsecureBind if none."""
+    bare = host.strip("[]")
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+        found = socket.getaddrinfo(bare, None, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise InsecureBind(f"cannot bind {host!r}: the host does not resolve") from exc
+    family, _, _, _, sockaddr = found[0]
+    return Bind(host, family, str(sockaddr[0]))
+
+
+def _check_token(token: str | None) -> None:
+    if token is None:
+        return
+    if not token.strip():
+        raise InsecureBind("refusing a blank --auth-token (or TASKS_SERVER_TOKEN): give a real one")
+    if any(char.isspace() or not char.isprintable() for char in token):
+        raise InsecureBind(
+            "refusing an --auth-token with spaces or control characters: "
+            "a bearer token is one printable word"
+        )
 
 
 def check_bind(host: str, token: str | None) -> None:
-    if not is_loopback(host) and not token:
+    """Refuse, before anything starts: a blank token, a host that does not resolve, and
+    any address beyond loopback without a token."""
+    _check_token(token)
+    if not resolve(host).loopback and not token:
         raise InsecureBind(
             f"refusing to serve on {host} without a bearer token: pass --auth-token "
             "(or TASKS_SERVER_TOKEN), or bind 127.0.0.1"
         )
+
+
+def _host_names(bind: Bind) -> list[str]:
+    """Every way a client of this loopback bind may name it in a Host header."""
+    spelled = bind.spelling
+    if ":" in spelled and not spelled.startswith("["):
+        spelled = f"[{spelled}]"  # an IPv6 literal, as a Host header writes it
+    return list(dict.fromkeys([bind.url_host, "localhost", spelled]))
+
+
+def transport_security(host: str, port: int) -> TransportSecuritySettings | None:
+    """Exact Host and Origin allow-lists for a loopback bind on `port` (no wildcards: a
+    prefix match lets `localhost:PORT.evil.example` through); None beyond loopback."""
+    bind = resolve(host)
+    if not bind.loopback:
+        return None
+    hosts = [f"{name}:{port}" for name in _host_names(bind)]
+    if port == 80:  # a browser leaves the default port out
+        hosts += _host_names(bind)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[f"http://{name}" for name in hosts],
+    )
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket on `host:port` (0: a free port), IPv4 or IPv6 as `host` is."""
+    bind = resolve(host)
+    sock = socket.socket(bind.family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((bind.address, port))
+        sock.listen()
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 class BearerAuth:
@@ -64,23 +157,41 @@ async def _unauthorized(send: Send) -> None:
     await send({"type": "http.response.body", "body": b"missing or wrong bearer token"})
 
 
-def http_app(server: TasksServer, host: str, token: str | None) -> Any:
-    app = server.streamable_http_app(host=host)
+def http_app(server: MCPServer, host: str, port: int, token: str | None) -> Any:
+    """The streamable HTTP app for a server bound on `host:port` (the real port)."""
+    security = transport_security(host, port)
+    app = server.streamable_http_app(host=host, transport_security=security)
     return BearerAuth(app, token) if token else app
+
+
+def url_of(sock: socket.socket) -> str:
+    """The endpoint URL of a listening socket."""
+    address, port = sock.getsockname()[:2]
+    host = f"[{address}]" if sock.family == socket.AF_INET6 else address
+    return f"http://{host}:{port}/mcp"
 
 
 class _AnnouncingServer(uvicorn.Server):
     """Says where it serves on stderr once it is listening (scripts and tests wait for it)."""
 
+    def __init__(self, config: uvicorn.Config, url: str) -> None:
+        super().__init__(config)
+        self.url = url
+
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
-        config = self.config
-        print(f"serving MCP on http://{config.host}:{config.port}/mcp", file=sys.stderr, flush=True)
+        print(f"serving MCP on {self.url}", file=sys.stderr, flush=True)
 
 
-def serve_http(server: TasksServer, host: str, port: int, token: str | None) -> None:
+def serve_http(server: MCPServer, host: str, port: int, token: str | None) -> None:
+    """Serve until interrupted. A bind refused, or an address that cannot be listened on
+    (a port in use), ends the process with one line on stderr and exit status 2."""
     check_bind(host, token)
-    config = uvicorn.Config(
-        http_app(server, host, token), host=host, port=port, log_level="warning"
-    )
-    _AnnouncingServer(config).run()
+    try:
+        sock = listen(host, port)
+    except OSError as exc:
+        print(f"cannot listen on {host} port {port}: {exc.strerror or exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    app = http_app(server, host, sock.getsockname()[1], token)
+    config = uvicorn.Config(app, log_level="warning")
+    _AnnouncingServer(config, url_of(sock)).run(sockets=[sock])

@@ -1,10 +1,22 @@
 """The live tree: the repository's files, the file table and the graph index, kept fresh.
 
-A watcher thread (inotify through `watchfiles`) collects the paths that change on disk; each
-tool call first applies those changes (re-reading only the changed files), then reads the
-index under its lock, so every query sees a consistent, current snapshot. Writes made by
-tools are applied at once, without waiting for the watcher. When no watcher can run, a
-stat-only walk finds changed files instead (slower, still no re-reading of unchanged files).
+Freshness is read-your-writes: a change to a file that completed before a call started (by
+a tool, an editor, `git pull` or another server process on the same tree) is in that call's
+answer. Every call first applies what changed (re-reading only the changed files), then
+reads the index under its lock, so every query sees a consistent, current snapshot.
+
+How changes are found, best first:
+- "kernel" (Linux): the tree's own inotify queue (`storage.watch`), opened before the load
+  and drained without blocking at the start of each call. The kernel queues an event before
+  the writer's system call returns, so the drain sees every completed change; no thread, no
+  stat walk. If the kernel drops events (queue overflow), that call surveys the whole tree.
+- "thread" (no inotify): a `watchfiles` thread collects changes; they reach the calls that
+  start after the watcher reported them (a few ms later).
+- "walk" (`watch=False`): each call stats every file (no re-reading of unchanged files).
+
+Writes made by tools are applied at once (`record`). A file that cannot be read (a symlink
+loop, a folder we may not enter, a FIFO) is a load problem of that path; the rest of the
+change batch is applied.
 """
 
 from __future__ import annotations
@@ -13,18 +25,19 @@ import contextlib
 import gc
 import itertools
 import logging
+import os
+import select
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import watchfiles
-
 from graph.index import TaskIndex
 from storage import cache
 from storage.repository import Survey, TaskRepository
-from storage.table import Delta, FileResult, FileTable
+from storage.table import Delta, FileResult, FileTable, Problem
+from storage.watch import Drained, ThreadWatch, TreeWatch
 
 __all__ = ["LiveTree", "RefreshStats", "StartStats"]
 
@@ -86,9 +99,12 @@ def _cache_is_current(
     return not any(cache.is_storable(result) for result in fresh)
 
 
-def _load(repository: TaskRepository, use_cache: bool) -> tuple[FileTable, TaskIndex, StartStats]:
+def _load(
+    repository: TaskRepository, use_cache: bool
+) -> tuple[FileTable, TaskIndex, StartStats, frozenset[str]]:
     """The first load: the cache, a walk that stats every file, a read of the files the
-    cache does not answer, the index; then the cache is saved if it changed."""
+    cache does not answer, the index; then the cache is saved if it changed. Also returns
+    the task files that are symlinks (their targets change without an event of theirs)."""
     laps = [time.perf_counter()]
     with _gc_paused():
         cached = cache.load(repository.root) if use_cache else {}
@@ -106,7 +122,7 @@ def _load(repository: TaskRepository, use_cache: bool) -> tuple[FileTable, TaskI
     laps.append(time.perf_counter())
     loading, walk, parse, build, saving = (b - a for a, b in itertools.pairwise(laps))
     stats = StartStats(loading, walk, parse, build, saving, len(survey.stale), survey.current)
-    return table, index, stats
+    return table, index, stats, survey.links
 
 
 def _save_cache(root: Path, results: Iterable[FileResult]) -> None:
@@ -115,6 +131,24 @@ def _save_cache(root: Path, results: Iterable[FileResult]) -> None:
         cache.save(root, results)
     except OSError as exc:
         log.warning("could not write the index cache: %s", exc)
+
+
+def _unreadable(relative: str, exc: Exception) -> FileResult:
+    """A path that could not be read at all: a load problem of its own, nothing more."""
+    return FileResult(relative, (0, 0), problem=Problem(relative, "unreadable", str(exc)))
+
+
+def _same_content(known: FileResult | None, result: FileResult) -> bool:
+    return known is not None and known.task == result.task and known.problem == result.problem
+
+
+def _target_stamp(path: Path) -> tuple[int, int]:
+    """(mtime_ns, size) of what a link points to; (0, 0) when it cannot be followed."""
+    try:
+        stat = path.stat()
+    except (OSError, RuntimeError):
+        return (0, 0)
+    return stat.st_mtime_ns, stat.st_size
 
 
 class LiveTree:
@@ -127,135 +161,160 @@ class LiveTree:
         exclude: Iterable[str] = (),
         watch: bool = True,
         use_cache: bool = True,
+        inotify: bool = True,
     ) -> None:
+        """`watch=False` finds changes by a stat walk at each call; `inotify=False` makes
+        a watching tree use the watcher thread (what platforms without inotify get)."""
         self.repository = TaskRepository(root, exclude=tuple(exclude))
         self.root = self.repository.root
-        self.table, self.index, self.start_stats = _load(self.repository, use_cache)
+        self._kernel = self._open_kernel_watch() if watch and inotify else None
+        self.table, self.index, self.start_stats, links = _load(self.repository, use_cache)
         self.load_seconds = self.start_stats.seconds
         self.cache_hits = self.start_stats.files_cached
         self.loaded_at = time.time()
         self.generation = 0
         self.lock = threading.RLock()
         self.last_refresh = RefreshStats(0, 0.0)
-        self._pending: set[str] = set()
-        self._pending_lock = threading.Lock()
-        self._changed = threading.Condition(self._pending_lock)
-        self._stop = threading.Event()
-        self._watcher: threading.Thread | None = None
-        self._watch_ready = threading.Event()
+        self._links = set(links)
+        self._thread: ThreadWatch | None = None
         self._use_cache = use_cache
-        if watch:
+        if watch and self._kernel is None:
             self._start_watcher()
 
     # --- freshness ---------------------------------------------------------------------
 
+    def _open_kernel_watch(self) -> TreeWatch | None:
+        """The tree's inotify queue, opened before the load: what changes while the tree
+        loads is queued, and the first call applies it."""
+        return TreeWatch.open(self.root, descend=self.repository.walks_into)
+
+    @property
+    def mode(self) -> str:
+        """How changes are found: "kernel", "thread" or "walk" (see the module's notes)."""
+        if self._kernel is not None:
+            return "kernel"
+        return "thread" if self._thread is not None else "walk"
+
     def _start_watcher(self) -> None:
-        self._watcher = threading.Thread(target=self._watch, name="tasks-watch", daemon=True)
-        self._watcher.start()  # not waited for: until it is up, `refresh` walks the tree
-
-    def _watch(self) -> None:
-        try:
-            for changes in watchfiles.watch(
-                self.root,
-                stop_event=self._stop,
-                debounce=0,
-                step=5,
-                yield_on_timeout=True,  # the first yield says the watcher is up
-                rust_timeout=200,
-                recursive=True,
-                ignore_permission_denied=True,
-            ):
-                if not self._watch_ready.is_set():  # the first yield: the watcher is up
-                    with self.lock:  # what changed before it was, not yet refreshed
-                        self._note(self._stat_walk())
-                        self._watch_ready.set()
-                self._collect(path for _, path in changes)
-        except Exception:  # pragma: no cover - the fallback walk takes over
-            log.exception("file watcher stopped; falling back to stat walks")
-        finally:
-            self._watch_ready.set()
-
-    def _collect(self, paths: Iterable[str]) -> None:
-        prefix = str(self.root) + "/"
-        self._note({p[len(prefix) :] for p in paths if p.startswith(prefix)})
-
-    def _note(self, found: set[str]) -> None:
-        """Queue changed paths (relative to the root) for the next refresh."""
-        if found:
-            with self._changed:
-                self._pending |= found
-                self._changed.notify_all()
+        self._thread = ThreadWatch(self.root)
 
     def wait_for_changes(self, timeout: float) -> bool:
-        """Block until the watcher has reported a change not yet applied (or time runs out).
+        """Block until a change not yet applied has been reported (or time runs out).
 
-        For callers that must see an outside edit they just made (tests, scripts); tool
-        calls never wait, they apply whatever has been reported.
+        Tool calls never wait: with the kernel's queue they need not, and with the watcher
+        thread they apply whatever it has reported. For tests of the thread and scripts.
         """
-        with self._changed:
-            return self._changed.wait_for(lambda: bool(self._pending), timeout=timeout)
+        if self._kernel is not None:
+            return bool(select.select([self._kernel.fd], [], [], timeout)[0])
+        return self._thread.wait(timeout) if self._thread is not None else False
 
     @property
     def watching(self) -> bool:
-        return self._watcher is not None and self._watcher.is_alive()
+        return self._kernel is not None or (self._thread is not None and self._thread.alive)
 
     def refresh(self) -> RefreshStats:
-        """Apply every change seen since the last call: re-read only changed files."""
-        started = time.perf_counter()
-        watched = self.watching and self._watch_ready.is_set()
-        paths = self._take_pending() if watched else self._stat_walk()
-        delta = Delta()
-        for relative in sorted(paths):
-            delta.extend(self._reread(relative))
-        self._apply(delta)
-        stats = RefreshStats(len(paths), time.perf_counter() - started)
-        if paths:
-            self.last_refresh = stats
-        return stats
+        """Apply every change completed so far: re-read only the changed files. The one
+        freshness hook: every tool call passes through it once (`snapshot`)."""
+        with self.lock:
+            started = time.perf_counter()
+            paths = self._changed_paths()
+            delta = Delta()
+            for relative in sorted(paths):
+                delta.extend(self._reread(relative))
+            self._apply(delta)
+            stats = RefreshStats(len(paths), time.perf_counter() - started)
+            if paths:
+                self.last_refresh = stats
+            return stats
 
-    def _take_pending(self) -> set[str]:
-        with self._pending_lock:
-            paths, self._pending = self._pending, set()
-        found: set[str] = set()
-        for relative in paths:
-            found |= self._files_behind(relative)
-        return found
+    def _changed_paths(self) -> set[str]:
+        if self._kernel is not None:
+            drained = self._kernel.drain()
+            if not self._kernel.exhausted:
+                return self._kernel_changes(drained)
+            self._give_up_kernel_queue()
+        reported = self._thread.take() if self._thread is not None else None
+        if reported is None:
+            return self._stat_walk()
+        return set().union(*(self._files_behind(p) for p in reported))
+
+    def _give_up_kernel_queue(self) -> None:
+        """A new folder could not be watched (the kernel's watch limit): from now on each
+        call walks the tree, which is slower but misses nothing."""
+        log.warning(
+            "inotify watch limit reached (fs.inotify.max_user_watches); "
+            "every call now stats the whole tree"
+        )
+        if self._kernel is not None:
+            self._kernel.close()
+        self._kernel = None
+
+    def _kernel_changes(self, drained: Drained) -> set[str]:
+        """The task files behind one drain of the kernel's queue, and any linked file
+        whose target changed (its events name the target, not the link)."""
+        found = {p for p in drained.files if p in self.table.files or self._is_task(p)}
+        for folder in drained.folders_gone:
+            found |= self._known_below(folder)
+        if drained.overflow:
+            found |= self._stat_walk()
+        return found | self._changed_links()
+
+    def _is_task(self, relative: str) -> bool:
+        return self.repository.is_task_path(relative)
+
+    def _known_below(self, folder: str) -> set[str]:
+        prefix = folder + "/"
+        return {p for p in self.table.files if p.startswith(prefix)}
+
+    def _changed_links(self) -> set[str]:
+        changed = set()
+        for relative in self._links:
+            known = self.table.files.get(relative)
+            if known is None or known.stamp != _target_stamp(self.root / relative):
+                changed.add(relative)
+        return changed
 
     def _files_behind(self, relative: str) -> set[str]:
         """The task files a reported path stands for: itself, or a folder's contents."""
-        if relative in self.table.files or self.repository.is_task_path(relative):
+        if relative in self.table.files or self._is_task(relative):
             return {relative}
         if any(part.startswith(".") for part in relative.split("/")):
             return set()  # temp files of atomic writes, the cache, .trash: never tasks
         if (self.root / relative).is_dir():  # a folder moved in: read what it holds
             prefix = relative + "/"
             return {p for p in self.repository.iter_paths() if p.startswith(prefix)}
-        prefix = relative + "/"  # maybe a folder moved away: forget what it held
-        return {p for p in self.table.files if p.startswith(prefix)}
+        return self._known_below(relative)  # maybe a folder moved away: forget what it held
 
     def _stat_walk(self) -> set[str]:
         survey = self.repository.survey(self.table.files)
+        self._links = set(survey.links)
         seen = {item if isinstance(item, str) else item.path for item in survey.found}
         return set(survey.stale) | (set(self.table.files) - seen)
 
-    def _stamp_changed(self, relative: str) -> bool:
-        known = self.table.files.get(relative)
-        try:
-            stat = (self.root / relative).stat()
-        except FileNotFoundError:
-            return known is not None
-        return known is None or known.stamp != (stat.st_mtime_ns, stat.st_size)
-
     def _reread(self, relative: str) -> Delta:
-        known = self.table.files.get(relative)
-        if not self.repository.is_task_path(relative):
-            return self.table.drop(relative) if known else Delta()
-        if known is not None and not self._stamp_changed(relative):
-            return Delta()  # our own write, already recorded, or a touch-free event
-        result = self.repository.read(relative)
-        if result is None:
+        """Re-read one reported path. A file whose task and problem are unchanged (our own
+        write, already recorded; a touch) gives no delta, so cursors stay valid."""
+        if not self._is_task(relative):
             return self.table.drop(relative)
-        return self.table.put(result)
+        known = self.table.files.get(relative)
+        result = self._read(relative)
+        if result is None:
+            self._links.discard(relative)
+            return self.table.drop(relative)
+        delta = self.table.put(result)
+        return Delta() if _same_content(known, result) else delta
+
+    def _read(self, relative: str) -> FileResult | None:
+        """The file as it is now (None when gone); a path that cannot be read at all is a
+        problem of that path alone."""
+        try:
+            if os.path.islink(self.root / relative):
+                self._links.add(relative)
+            else:
+                self._links.discard(relative)
+            return self.repository.read(relative)
+        except (OSError, RuntimeError) as exc:
+            return _unreadable(relative, exc)
 
     def _apply(self, delta: Delta) -> None:
         if delta:
@@ -264,18 +323,23 @@ class LiveTree:
 
     def record(self, results: Iterable[FileResult], removed_paths: Iterable[str] = ()) -> None:
         """Apply files a tool just wrote (or moved away), without waiting for the watcher."""
-        delta = Delta()
-        for result in results:
-            delta.extend(self.table.put(result))
-        for relative in removed_paths:
-            delta.extend(self.table.drop(relative))
-        self._apply(delta)
+        with self.lock:
+            delta = Delta()
+            for result in results:
+                delta.extend(self.table.put(result))
+            for relative in removed_paths:
+                delta.extend(self.table.drop(relative))
+            self._apply(delta)
 
     def rebuild(self) -> None:
         """Re-read everything (admin only; normal operation never needs it)."""
         with self.lock:
-            table = self.repository.scan()
+            if self._kernel is not None:
+                self._kernel.drain()  # what is queued now, the full read below includes
+            survey = self.repository.survey({})
+            table = FileTable.of(self.repository.read_stale(survey))
             self.table, self.index = table, TaskIndex.build(table.tasks())
+            self._links = set(survey.links)
             self.generation += 1
 
     @contextlib.contextmanager
@@ -293,6 +357,8 @@ class LiveTree:
         if self._use_cache and self.generation:
             with self.lock:
                 self.save_cache()
-        self._stop.set()
-        if self._watcher is not None:
-            self._watcher.join(timeout=2)
+        if self._thread is not None:
+            self._thread.close()
+        if self._kernel is not None:
+            with self.lock:
+                self._kernel.close()

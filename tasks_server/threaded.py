@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import uvicorn
 from mcp.server import MCPServer
 
+from tasks_server.http import http_app, listen, url_of
+
 __all__ = ["RunningServer", "ServerStartError", "start_in_thread"]
 
 STARTUP_TIMEOUT = 10.0
@@ -62,29 +64,21 @@ class RunningServer:
         self.stop()
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen()
-    return sock
-
-
 def start_in_thread(server: MCPServer, host: str = "127.0.0.1", port: int = 0) -> RunningServer:
     """Serve `server`'s streamable HTTP app on `host:port` (0: a free port) in a daemon
-    thread; return once it accepts connections."""
-    sock = _bind(host, port)
-    bound_port = sock.getsockname()[1]
-    app = server.streamable_http_app(host=host)
+    thread; return once it accepts connections. On loopback, Host and Origin are checked
+    against the real address and port, as `serve --transport http` does."""
+    sock = listen(host, port)
+    url = url_of(sock)
     config = uvicorn.Config(
-        app,
+        http_app(server, host, sock.getsockname()[1], token=None),
         log_level="warning",
         lifespan="on",
         timeout_graceful_shutdown=2,
     )
     uv = _Server(config)
     thread = threading.Thread(
-        target=uv.run, kwargs={"sockets": [sock]}, name=f"mcp-http-{bound_port}", daemon=True
+        target=uv.run, kwargs={"sockets": [sock]}, name=f"mcp-http-{url}", daemon=True
     )
     thread.start()
     uv.ready.wait(timeout=STARTUP_TIMEOUT)
@@ -92,5 +86,5 @@ def start_in_thread(server: MCPServer, host: str = "127.0.0.1", port: int = 0) -
         uv.should_exit = True
         thread.join(timeout=STOP_TIMEOUT)
         sock.close()
-        raise ServerStartError(f"server on {host}:{bound_port} did not start")
-    return RunningServer(f"http://{host}:{bound_port}/mcp", uv, thread)
+        raise ServerStartError(f"server on {url} did not start")
+    return RunningServer(url, uv, thread)

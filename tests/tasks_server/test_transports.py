@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import sys
@@ -16,6 +17,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from storage import cache
 from tasks_server.http import InsecureBind, check_bind
+from tasks_server.threaded import start_in_thread
+from tests.tasks_server.conftest import make_server
 
 SCRIPT = Path(sys.executable).with_name("tasks-server")
 
@@ -95,7 +98,9 @@ def test_binding_beyond_loopback_without_a_token_is_refused(host: str) -> None:
         check_bind(host, None)
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1"])
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1", "localhost", "::1", "127.0.0.2", "127.1", "[::1]", "0:0:0:0:0:0:0:1"]
+)
 def test_loopback_needs_no_token(host: str) -> None:
     check_bind(host, None)
 
@@ -123,3 +128,150 @@ async def test_one_bot_served_alone_is_its_own_server_with_only_its_tools(
         server_name = client.server_info.name if client.server_info else None
     assert server_name == "story_bot_server"
     assert len(names) == 35 and all(name.startswith("story_bot_") for name in names)
+
+
+# --- DNS-rebinding protection on every loopback spelling ------------------------------------
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"},
+    },
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
+# (the --host spelling, the address it binds, as written in a URL)
+SPELLINGS = [
+    ("127.0.0.1", "127.0.0.1"),
+    ("127.0.0.2", "127.0.0.2"),
+    ("127.1", "127.0.0.1"),
+    ("localhost", "127.0.0.1"),
+    ("::1", "[::1]"),
+    ("[::1]", "[::1]"),
+    ("0:0:0:0:0:0:0:1", "[::1]"),
+]
+
+
+def free_port_on(address: str) -> int:
+    family = socket.AF_INET6 if address.startswith("[") else socket.AF_INET
+    with socket.socket(family) as probe:
+        probe.bind((address.strip("[]"), 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def served_on(root: Path, host: str, port: int, *extra: str) -> Iterator[None]:
+    """`python -m tasks_server serve --transport http` on `host:port`, until the block ends."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tasks_server", "serve", "--root", str(root),
+         "--transport", "http", "--host", host, "--port", str(port), *extra],
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    try:
+        announced = proc.stderr.readline()
+        assert announced.startswith("serving MCP on"), announced + proc.stderr.read()
+        yield
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        proc.stderr.close()
+
+
+def post_status(url: str, **headers: str) -> int:
+    response = httpx2.post(url, json=INITIALIZE, headers={**MCP_HEADERS, **headers}, timeout=10)
+    return response.status_code
+
+
+def header_answers(url: str, address: str, port: int) -> tuple[dict[str, int], dict[str, int]]:
+    """(refused, accepted): each probe's status; every refused one must be 403 or 421,
+    every accepted one 200."""
+    refused = {
+        "Host evil.example": post_status(url, Host="evil.example"),
+        "Host evil.example:port": post_status(url, Host=f"evil.example:{port}"),
+        "Host with the port as a prefix": post_status(url, Host=f"{address}:{port}0"),
+        "Origin evil": post_status(url, Origin="http://evil.example"),
+        "Origin localhost:port.evil": post_status(
+            url, Origin=f"http://localhost:{port}.evil.example"
+        ),
+        "Origin address:port.evil": post_status(
+            url, Origin=f"http://{address}:{port}.evil.example"
+        ),
+        "Origin on another port": post_status(url, Origin=f"http://localhost:{port + 1}"),
+    }
+    accepted = {
+        "the bound address": post_status(url),
+        "localhost": post_status(url, Host=f"localhost:{port}"),
+        "same-site Origin": post_status(url, Origin=f"http://{address}:{port}"),
+    }
+    wrong = {name: code for name, code in refused.items() if code not in (403, 421)}
+    return wrong, {name: code for name, code in accepted.items() if code != 200}
+
+
+@pytest.mark.parametrize(("host", "address"), SPELLINGS)
+def test_every_loopback_spelling_refuses_foreign_hosts_and_origins(
+    example_root: Path, host: str, address: str
+) -> None:
+    server = make_server(example_root)
+    try:
+        with start_in_thread(server, host=host) as running:
+            port = int(running.url.rsplit(":", 1)[1].split("/")[0])
+            assert running.url == f"http://{address}:{port}/mcp"
+            wrong, refused_good = header_answers(running.url, address, port)
+    finally:
+        server.context.close()
+    assert (wrong, refused_good) == ({}, {})
+
+
+@pytest.mark.parametrize(
+    ("host", "address"), [("127.1", "127.0.0.1"), ("0:0:0:0:0:0:0:1", "[::1]")]
+)
+def test_the_served_command_checks_headers_on_odd_loopback_spellings(
+    example_root: Path, host: str, address: str
+) -> None:
+    port = free_port_on(address)
+    url = f"http://{address}:{port}/mcp"
+    with served_on(example_root, host, port):
+        wrong, refused_good = header_answers(url, address, port)
+    assert (wrong, refused_good) == ({}, {})
+
+
+def test_a_blank_token_is_refused_at_start_in_one_line(example_root: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tasks_server", "serve", "--root", str(example_root),
+         "--transport", "http", "--port", str(free_port()), "--auth-token", " "],
+        check=False, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "token" in done.stderr
+
+
+@pytest.mark.parametrize("token", ["", " ", "\t", "\n", "two words", " padded", "ctl\x07"])
+@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
+def test_a_blank_or_spaced_token_is_refused_on_any_host(host: str, token: str) -> None:
+    with pytest.raises(InsecureBind, match="token"):
+        check_bind(host, token)
+
+
+def test_a_host_that_does_not_resolve_is_refused_in_one_line() -> None:
+    with pytest.raises(InsecureBind, match=r"no-such-host\.invalid"):
+        check_bind("no-such-host.invalid", "s3cret")
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(example_root: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "tasks_server", "serve", "--root", str(example_root),
+             "--transport", "http", "--port", str(port)],
+            check=False, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"cannot listen on 127.0.0.1 port {port}: Address already in use"
+    ]
