@@ -21,7 +21,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 if TYPE_CHECKING:
-    from mcp.server import MCPServer
+    from mcp.server import Server
 
 __all__ = [
     "Bind",
@@ -157,7 +157,7 @@ async def _unauthorized(send: Send) -> None:
     await send({"type": "http.response.body", "body": b"missing or wrong bearer token"})
 
 
-def http_app(server: MCPServer, host: str, port: int, token: str | None) -> Any:
+def http_app(server: Server[Any], host: str, port: int, token: str | None) -> Any:
     """The streamable HTTP app for a server bound on `host:port` (the real port)."""
     security = transport_security(host, port)
     app = server.streamable_http_app(host=host, transport_security=security)
@@ -183,7 +183,7 @@ class _AnnouncingServer(uvicorn.Server):
         print(f"serving MCP on {self.url}", file=sys.stderr, flush=True)
 
 
-def serve_http(server: MCPServer, host: str, port: int, token: str | None) -> None:
+def serve_http(server: Server[Any], host: str, port: int, token: str | None) -> None:
     """Serve until interrupted. A bind refused, or an address that cannot be listened on
     (a port in use), ends the process with one line on stderr and exit status 2."""
     check_bind(host, token)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import socket
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 import uvicorn
-from mcp.server import MCPServer
+from mcp.server import Server
 
 from tasks_server.http import http_app, listen, url_of
 
@@ -64,7 +65,7 @@ class RunningServer:
         self.stop()
 
 
-def start_in_thread(server: MCPServer, host: str = "127.0.0.1", port: int = 0) -> RunningServer:
+def start_in_thread(server: Server[Any], host: str = "127.0.0.1", port: int = 0) -> RunningServer:
     """Serve `server`'s streamable HTTP app on `host:port` (0: a free port) in a daemon
     thread; return once it accepts connections. On loopback, Host and Origin are checked
     against the real address and port, as `serve --transport http` does."""

@@ -2,7 +2,8 @@
 
 `Toolset.run(name, arguments)` is the whole life of a call: the name is checked against our
 own registry (UNKNOWN_TOOL, TOOL_NOT_ALLOWED), the arguments are validated once by the tool's
-input model (unknown keys are refused by the model itself), the handler runs, and the output
+input model (unknown keys are refused by the model itself), the tree is brought up to date
+(read-your-writes: `LiveTree.snapshot`), the handler runs on it, and the output
 model is dumped to JSON-ready data whose guidance names only tools this session can call.
 Any exception becomes an error payload through `errors.classify`. The MCP face
 (`tasks_server.server`) and the human CLI both call this; neither knows the other.
@@ -68,7 +69,9 @@ class Toolset:
         try:
             spec = self.spec(name)
             args = spec.input_model.model_validate(arguments)
-            data: dict[str, Any] = spec.handler(self.context, args).model_dump(mode="json")
+            with self.context.live.snapshot():  # every change finished before the call is in it
+                output = spec.handler(self.context, args)
+            data: dict[str, Any] = output.model_dump(mode="json")
         except Exception as exc:
             return Outcome(self._error(name, exc), True)
         self._limit_guidance(data)
