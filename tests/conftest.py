@@ -7,6 +7,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI replays the same examples every run (a red CI always means a change broke something);
+# elsewhere each run explores new ones.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI") == "true":
+    settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data"

@@ -412,3 +412,9 @@ def test_a_quoted_key_is_rewritten_in_place_not_added_twice(line: str, key: str)
         "id": "a", "title": "T", key: 2, "status": "active",
     }  # fmt: skip
     assert changed_lines(text, updated)[0] == f"- {line}\n"
+
+
+def test_a_mapping_used_as_a_key_is_a_parse_error_not_a_crash() -> None:
+    """Found by the codec fuzz: `? ` with an empty key and value makes a mapping key."""
+    with pytest.raises(ParseError, match="not a scalar"):
+        codec.loads("---\n? : title: \n---\n", path="k.md")
