@@ -13,8 +13,9 @@ from datetime import datetime
 from pathlib import Path
 
 from tasks_server.bots import results
-from tasks_server.bots.config import Action, BotConfig, load_bot
+from tasks_server.bots.config import Action, BotConfig
 from tasks_server.bots.errors import BotError, UnknownAction
+from tasks_server.bots.loader import load_bot
 from tasks_server.bots.models import ActionInput, BotResult, CloseInput, ProjectInput
 from tasks_server.bots.project import TaskTree, default_project, ensure_project
 from tasks_server.bots.state import (
