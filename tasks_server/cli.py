@@ -20,6 +20,7 @@ import anyio
 from mcp import Client
 
 from tasks_server import render
+from tasks_server.bots.errors import BotConfigError
 from tasks_server.roles import ROLES, parse_patterns
 from tasks_server.server import TasksServer, create_server
 
@@ -205,6 +206,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     try:
         return runners.get(args.command, _run_human)(args)
+    except BotConfigError as exc:  # a broken bot config: its one line, no traceback
+        print(exc, file=sys.stderr)
+        return 2
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -14,7 +14,7 @@ from storage.repository import TaskRepository
 from storage.table import FileResult, FileTable
 from tasks_server.bots.errors import ProjectError
 
-__all__ = ["TaskTree", "default_project", "ensure_project"]
+__all__ = ["TaskTree", "default_project", "ensure_project", "project_exists"]
 
 
 class TaskTree(Protocol):
@@ -69,3 +69,14 @@ def ensure_project(
             tree.refresh()
             return False
     return True
+
+
+def project_exists(tree: TaskTree, project_id: str) -> bool:
+    """True when task `project_id` of type `project` is in the tree and its file is still on
+    disk (a file removed since the last refresh is looked for again)."""
+    with tree.lock:
+        task = tree.table.winner(project_id)
+        if task is None or not (tree.root / task.path).is_file():
+            tree.refresh()
+            task = tree.table.winner(project_id)
+    return task is not None and task.type == "project"

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
 from tasks_server.bots import results
 from tasks_server.bots.config import Action, BotConfig
-from tasks_server.bots.errors import BotError, UnknownAction
+from tasks_server.bots.errors import ActionIncomplete, BotError, UnknownAction
 from tasks_server.bots.loader import load_bot
 from tasks_server.bots.models import ActionInput, BotResult, CloseInput, ProjectInput
-from tasks_server.bots.project import TaskTree, default_project, ensure_project
+from tasks_server.bots.project import TaskTree, default_project, ensure_project, project_exists
 from tasks_server.bots.state import (
     Resolution,
     WorkflowState,
@@ -26,12 +27,17 @@ from tasks_server.bots.state import (
     complete,
     resolve_current,
     select,
+    step_past_completed,
 )
 from tasks_server.bots.store import StateFile, state_path
 
 __all__ = ["BotRuntime"]
 
 Pick = Callable[[BotConfig, WorkflowState], Resolution]
+
+
+def _forward(config: BotConfig, state: WorkflowState) -> Resolution:
+    return step_past_completed(config, state, resolve_current(config, state))
 
 
 def _drift(listed: dict[str, tuple[str, ...]], now: dict[str, tuple[str, ...]]) -> list[str]:
@@ -94,9 +100,10 @@ class BotRuntime:
     def forward(
         self, args: ProjectInput, now: datetime, behavior_name: str | None = None
     ) -> BotResult:
-        """Run the current action of the bot, or of one behavior (which becomes current)."""
+        """Run the current action of the bot, or of one behavior (which becomes current),
+        stepping past completed actions."""
         if behavior_name is None:
-            return self._run(resolve_current, args, now, reopen=False)
+            return self._run(_forward, args, now, reopen=False)
         key = f"{self.name}.{behavior_name}"
         if self.config().behavior(behavior_name) is None:
             raise UnknownAction(key)
@@ -105,7 +112,8 @@ class BotRuntime:
             behavior = config.behavior(behavior_name)
             if behavior is None:
                 raise UnknownAction(key)
-            return behavior_current(config, state, behavior)
+            found = behavior_current(config, state, behavior)
+            return step_past_completed(config, state, found, within=behavior)
 
         return self._run(pick, args, now, reopen=False)
 
@@ -130,8 +138,8 @@ class BotRuntime:
             current = resolution.action
             project = self._project(config, current, args, now)
             state = select(transaction.loaded.state, current, now.isoformat(), reopen=reopen)
-            if current.auto_completes:
-                state = complete(state, current, now.isoformat())
+            if project is not None:  # initialize_project: done once its project is written
+                state = complete(replace(state, project=project), current, now.isoformat())
             transaction.result = state
         warnings = self._warnings(config, transaction.loaded.warnings(self.store.path), resolution)
         return results.action_result(
@@ -157,6 +165,7 @@ class BotRuntime:
         config = self.config()
         with self.store.transaction() as transaction:
             expected = self._named(config, args.action) if args.action else None
+            self._check_closable(config, transaction.loaded.state, expected)
             state, outcome = close(
                 config, transaction.loaded.state, now.isoformat(), expected=expected
             )
@@ -165,6 +174,25 @@ class BotRuntime:
         if outcome.warning:
             warnings.append(outcome.warning)
         return results.close_result(config, state, outcome, warnings)
+
+    def _check_closable(
+        self, config: BotConfig, state: WorkflowState, expected: Action | None
+    ) -> None:
+        """initialize_project closes only once its project task is in the tree."""
+        current = resolve_current(config, state).action
+        if expected not in (None, current) or not current.auto_completes:
+            return
+        if state.project is None:
+            detail = "the workflow's project task has not been written"
+        elif not project_exists(self.tree, state.project):
+            detail = f"its project task {state.project!r} is not in the task tree"
+        else:
+            return
+        raise ActionIncomplete(
+            current.key,
+            f"{detail}; call {current.tool} (optionally with project=<id>) to write it, then "
+            f"call {config.close_tool}",
+        )
 
     def _named(self, config: BotConfig, text: str) -> Action:
         """An action from 'behavior.action', 'bot.behavior.action' or its tool name."""

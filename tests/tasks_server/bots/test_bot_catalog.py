@@ -11,9 +11,12 @@ from syrupy.assertion import SnapshotAssertion
 
 from tasks_server.bots.catalog import BotCatalog
 from tasks_server.bots.config import BotConfig
-from tasks_server.bots.errors import UnknownBot
+from tasks_server.bots.errors import ActionIncomplete, NotCurrent, UnknownBot
 from tasks_server.bots.loader import load_bot
+from tasks_server.bots.models import CloseInput
+from tasks_server.errors import ToolFailure
 from tasks_server.live import LiveTree
+from tasks_server.server import TasksServer
 from tests.tasks_server.bots.helpers import BOT
 from tests.tasks_server.conftest import make_server
 
@@ -118,3 +121,15 @@ def test_asking_for_an_unknown_bot_is_an_error(bot_root: Path) -> None:
     finally:
         live.close()
 
+
+def test_a_bot_error_leaves_the_handler_as_itself_for_the_one_error_mapping(
+    bot_server: TasksServer,
+) -> None:
+    specs = {spec.name: spec for spec in bot_server.context.bot_specs(only=BOT)}
+    close = specs[f"{BOT}_close_current_action"]
+    with pytest.raises(NotCurrent) as caught:
+        close.handler(bot_server.context, CloseInput(action="shape.render_output"))
+    assert isinstance(caught.value, ToolFailure) and caught.value.code == "INVALID_ARGUMENT"
+    with pytest.raises(ActionIncomplete) as refused:
+        close.handler(bot_server.context, CloseInput())
+    assert refused.value.code == "ACTION_INCOMPLETE"
