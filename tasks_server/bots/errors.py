@@ -36,8 +36,11 @@ class BotError(ToolFailure):
 
     code = "INVALID_ARGUMENT"
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, recovery: tuple[str, list[str]] | None = None) -> None:
         super().__init__(type(self).code, message)
+        #: (next_action, tools) for the error's guidance when the generic recovery of the
+        #: code would not fit (e.g. name the bot tool to call); None keeps the code's own
+        self.recovery = recovery
 
 
 class BotConfigError(BotError):
@@ -81,8 +84,12 @@ class ActionIncomplete(BotError):
 
     code = "ACTION_INCOMPLETE"
 
-    def __init__(self, key: str, detail: str) -> None:
-        super().__init__(f"{key} cannot be closed yet: {detail}")
+    def __init__(self, key: str, detail: str, *, run: str, close: str) -> None:
+        super().__init__(
+            f"{key} cannot be closed yet: {detail}; call {run} (optionally with "
+            f"project=<id>) to write it, then call {close}",
+            (f"Call {run}, then {close}", [run, close]),
+        )
         self.key = key
 
 

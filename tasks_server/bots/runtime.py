@@ -188,11 +188,7 @@ class BotRuntime:
             detail = f"its project task {state.project!r} is not in the task tree"
         else:
             return
-        raise ActionIncomplete(
-            current.key,
-            f"{detail}; call {current.tool} (optionally with project=<id>) to write it, then "
-            f"call {config.close_tool}",
-        )
+        raise ActionIncomplete(current.key, detail, run=current.tool, close=config.close_tool)
 
     def _named(self, config: BotConfig, text: str) -> Action:
         """An action from 'behavior.action', 'bot.behavior.action' or its tool name."""

@@ -133,3 +133,5 @@ def test_a_bot_error_leaves_the_handler_as_itself_for_the_one_error_mapping(
     with pytest.raises(ActionIncomplete) as refused:
         close.handler(bot_server.context, CloseInput())
     assert refused.value.code == "ACTION_INCOMPLETE"
+    assert refused.value.recovery is not None
+    assert refused.value.recovery[1] == [f"{BOT}_shape_initialize_project", close.name]
