@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from tasks_server.bots import results
-from tasks_server.bots.config import Action, BotConfig
+from tasks_server.bots.config import Action, Behavior, BotConfig
 from tasks_server.bots.errors import ActionIncomplete, BotError, UnknownAction
 from tasks_server.bots.loader import load_bot
 from tasks_server.bots.models import ActionInput, BotResult, CloseInput, ProjectInput
@@ -34,10 +34,6 @@ from tasks_server.bots.store import StateFile, state_path
 __all__ = ["BotRuntime"]
 
 Pick = Callable[[BotConfig, WorkflowState], Resolution]
-
-
-def _forward(config: BotConfig, state: WorkflowState) -> Resolution:
-    return step_past_completed(config, state, resolve_current(config, state))
 
 
 def _drift(listed: dict[str, tuple[str, ...]], now: dict[str, tuple[str, ...]]) -> list[str]:
@@ -103,7 +99,7 @@ class BotRuntime:
         """Run the current action of the bot, or of one behavior (which becomes current),
         stepping past completed actions."""
         if behavior_name is None:
-            return self._run(_forward, args, now, reopen=False)
+            return self._run(self._forward, args, now, reopen=False)
         key = f"{self.name}.{behavior_name}"
         if self.config().behavior(behavior_name) is None:
             raise UnknownAction(key)
@@ -113,9 +109,28 @@ class BotRuntime:
             if behavior is None:
                 raise UnknownAction(key)
             found = behavior_current(config, state, behavior)
-            return step_past_completed(config, state, found, within=behavior)
+            return self._step(config, state, found, behavior)
 
         return self._run(pick, args, now, reopen=False)
+
+    def _forward(self, config: BotConfig, state: WorkflowState) -> Resolution:
+        return self._step(config, state, resolve_current(config, state))
+
+    def _step(
+        self,
+        config: BotConfig,
+        state: WorkflowState,
+        found: Resolution,
+        within: Behavior | None = None,
+    ) -> Resolution:
+        """Step past completed actions, but not past initialize_project while its project
+        task is missing (running it again writes the project)."""
+        if found.action.auto_completes and not self._has_project(state):
+            return found
+        return step_past_completed(config, state, found, within)
+
+    def _has_project(self, state: WorkflowState) -> bool:
+        return state.project is not None and project_exists(self.tree, state.project)
 
     def run(
         self, behavior_name: str, action_name: str, args: ActionInput, now: datetime
@@ -182,12 +197,13 @@ class BotRuntime:
         current = resolve_current(config, state).action
         if expected not in (None, current) or not current.auto_completes:
             return
-        if state.project is None:
-            detail = "the workflow's project task has not been written"
-        elif not project_exists(self.tree, state.project):
-            detail = f"its project task {state.project!r} is not in the task tree"
-        else:
+        if self._has_project(state):
             return
+        detail = (
+            "the workflow's project task has not been written"
+            if state.project is None
+            else f"its project task {state.project!r} is not in the task tree"
+        )
         raise ActionIncomplete(current.key, detail, run=current.tool, close=config.close_tool)
 
     def _named(self, config: BotConfig, text: str) -> Action:

@@ -347,3 +347,15 @@ async def test_the_close_result_carries_the_seeds_status_completed_and_next_acti
     assert result["behavior"] == "discovery"
     ran = await call(bot_client, "story_bot_tool")
     assert ran["status"] is None and ran["next_action"] is None
+
+
+async def test_the_bot_tool_runs_initialize_project_again_when_its_project_task_is_gone(
+    bot_client: Client, bot_root: Path
+) -> None:
+    await call(bot_client, "story_bot_tool", project="kite-shop")
+    for path in bot_root.glob("kite-shop/**/kite-shop*.md"):
+        path.unlink()
+    again = await call(bot_client, "story_bot_tool", project="kite-shop")
+    assert where(again) == "shape.initialize_project" and again["project_task"] == "kite-shop"
+    assert list(bot_root.glob("kite-shop/**/kite-shop*.md"))
+    assert where(await call(bot_client, "story_bot_close_current_action")) == "shape.gather_context"
