@@ -179,3 +179,19 @@ def test_a_rules_folder_that_becomes_an_action_makes_the_loaded_config_stale(tri
     config = load_bot(triage)
     (triage / "behaviors/3_plan/rules/trigger_words.json").write_text('{"patterns": []}')
     assert config.is_stale()
+
+
+def test_unnumbered_behavior_folders_take_their_order_from_bot_config(triage: Path) -> None:
+    behaviors = triage / "behaviors"
+    for folder in behaviors.iterdir():
+        folder.rename(behaviors / folder.name.split("_", 1)[1])
+    edit_json(triage / "config/bot_config.json", behaviors=["plan", "intake", "diagnose"])
+    assert [b.name for b in load_bot(triage).behaviors] == ["plan", "intake", "diagnose"]
+
+
+def test_a_numbered_behavior_name_must_match_its_folders_number(triage: Path) -> None:
+    config = triage / "config/bot_config.json"
+    edit_json(config, behaviors=["1_intake", "3_diagnose", "3_plan"])
+    with pytest.raises(BotConfigError) as caught:
+        load_bot(triage)
+    assert (caught.value.path, caught.value.field) == (config, "behaviors")
