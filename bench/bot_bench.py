@@ -1,11 +1,14 @@
 """Latency of a bot tool call: the handler alone, an in-memory MCP client, and a stdio session.
 
-Works on a throw-away copy of the bundled tree (`data/`, with `bots/story_bot`), so no state
-file lands in the repository. Prints p50/p99 in milliseconds; asserts nothing.
+Works on a throw-away copy of the bundled tree (`data/`, with `bots/story_bot` in our layout
+and `bots/triage_bot` in seed 000's: base_actions/, guardrails/content/rules folders), so no
+state file lands in the repository. Prints p50/p99 in milliseconds; asserts nothing.
 
-    continue   story_bot_tool at shape.gather_context (reads the state, writes nothing)
-    jump+close story_bot_shape_gather_context then story_bot_close_current_action, per call
+    continue   <bot>_tool at the first behavior's second step (reads the state, writes nothing)
+    jump+close that step's own tool then <bot>_close_current_action, per call
                (each writes the state file: atomic, fsynced, under the lock)
+
+The handler lines are per bot; the client and stdio lines use story_bot.
 
 Command line: ``python -m bench.bot_bench [--calls 500] [--no-stdio]``.
 """
@@ -34,12 +37,13 @@ __all__ = ["main"]
 
 REPO = Path(__file__).resolve().parent.parent
 BOT = "story_bot"
+BOTS = ["story_bot", "triage_bot"]
 
 
 def _report(label: str, seconds: list[float]) -> None:
     ms = sorted(s * 1000 for s in seconds)
     p99 = ms[min(len(ms) - 1, round(len(ms) * 0.99))]
-    print(f"{label:<40} p50 {statistics.median(ms):7.3f} ms   p99 {p99:7.3f} ms   n={len(ms)}")
+    print(f"{label:<42} p50 {statistics.median(ms):7.3f} ms   p99 {p99:7.3f} ms   n={len(ms)}")
 
 
 def _timed(run: Callable[[], object], calls: int) -> list[float]:
@@ -60,29 +64,29 @@ async def _timed_async(run: Callable[[], Awaitable[object]], calls: int) -> list
     return times
 
 
-def bench_direct(server: TasksServer, calls: int) -> None:
+def bench_direct(server: TasksServer, bot: str, calls: int) -> None:
     """The registry handlers, called as the server calls them (no MCP in between)."""
     context = server.context
-    specs = {spec.name: spec for spec in context.bot_specs(only=BOT)}
-    now = lambda: datetime.now(UTC)  # noqa: E731
-    context.clock = now
-    specs[f"{BOT}_tool"].handler(context, ProjectInput())  # initialize_project: the project task
-    specs[f"{BOT}_close_current_action"].handler(context, CloseInput())  # on to gather_context
+    specs = {spec.name: spec for spec in context.bot_specs(only=bot)}
+    step = context.bots.bot(bot).loaded.behaviors[0].steps[1].tool
+    context.clock = lambda: datetime.now(UTC)
+    specs[f"{bot}_tool"].handler(context, ProjectInput())  # initialize_project: the project task
+    specs[f"{bot}_close_current_action"].handler(context, CloseInput())  # on to the next step
     _report(
-        "handler: continue",
-        _timed(lambda: specs[f"{BOT}_tool"].handler(context, ProjectInput()), calls),
+        f"handler {bot}: continue",
+        _timed(lambda: specs[f"{bot}_tool"].handler(context, ProjectInput()), calls),
     )
 
     def jump_and_close() -> None:
-        specs[f"{BOT}_shape_gather_context"].handler(context, ActionInput())
-        specs[f"{BOT}_close_current_action"].handler(context, CloseInput())
+        specs[step].handler(context, ActionInput())
+        specs[f"{bot}_close_current_action"].handler(context, CloseInput())
 
     halves = [t / 2 for t in _timed(jump_and_close, calls)]
-    _report("handler: jump+close (per call)", halves)
+    _report(f"handler {bot}: jump+close (per call)", halves)
 
 
 async def bench_client(client: Client, label: str, calls: int) -> None:
-    await client.call_tool(f"{BOT}_shape_gather_context", {})
+    await client.call_tool(f"{BOT}_shape_gather_context", {})  # the first step is complete
     continued = await _timed_async(lambda: client.call_tool(f"{BOT}_tool", {}), calls)
     _report(f"{label}: continue", continued)
 
@@ -103,9 +107,10 @@ async def bench_stdio(root: Path, calls: int) -> None:
 
 
 async def run(root: Path, calls: int, stdio: bool) -> None:
-    server = create_server(root, bot=BOT, watch=False)
+    server = create_server(root, bot=BOT, watch=False)  # the client sees story_bot_server
     try:
-        bench_direct(server, calls)
+        for bot in BOTS:
+            bench_direct(server, bot, calls)
         async with Client(server) as client:
             await bench_client(client, "in-memory client", calls)
     finally:

@@ -226,6 +226,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as exc:
+        from tasks_server.bots.errors import BotError  # noqa: PLC0415 - only on failure
+
+        if not isinstance(exc, BotError):
+            raise
+        print(exc, file=sys.stderr)  # a broken bot config or an unknown bot: one line
+        return 2
 
 
 def _run_import(args: argparse.Namespace) -> int:

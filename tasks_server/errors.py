@@ -30,7 +30,6 @@ from storage.errors import (
     StorageError,
     TaskNotFound,
 )
-from tasks_server.bots.errors import BotError
 from tasks_server.guidance import Guidance
 
 __all__ = [
@@ -151,7 +150,6 @@ def _code(code: str) -> Callable[[Any], ErrorInfo]:
 
 _RULES: dict[type[BaseException], Callable[[Any], ErrorInfo]] = {
     ToolFailure: _own_code,
-    BotError: _own_code,
     ValidationError: _validation,
     UnknownTask: lambda exc: _info("TASK_NOT_FOUND", exc, {"task_id": shorten(exc.task_id)}),
     TaskNotFound: lambda exc: _info("TASK_NOT_FOUND", exc, {"task_id": shorten(exc.task_id)}),

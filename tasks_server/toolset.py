@@ -79,7 +79,8 @@ class Toolset:
 
     def _error(self, name: str, exc: Exception) -> dict[str, Any]:
         info = classify(exc)
-        next_action, tools = RECOVERY.get(info.code, RECOVERY["INTERNAL_ERROR"])
+        own: tuple[str, list[str]] | None = getattr(exc, "recovery", None)
+        next_action, tools = own or RECOVERY.get(info.code, ("Read error.message", []))
         if isinstance(exc, ToolFailure) and info.code in {"TOOL_NOT_ALLOWED", "UNKNOWN_TOOL"}:
             tools = nearest_tools(name, self.names)
         guidance = guide(

@@ -22,11 +22,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from tasks_server.bots.config import Action, Behavior, BotConfig
-from tasks_server.bots.errors import BotConfigError, BotError, UnknownBot
+from tasks_server.bots.errors import BotConfigError, UnknownBot
 from tasks_server.bots.models import ActionInput, BotResult, CloseInput, ProjectInput, RestartInput
 from tasks_server.bots.project import TaskTree
 from tasks_server.bots.runtime import BotRuntime
-from tasks_server.errors import ToolFailure
 from tasks_server.registry import Hints, ToolSpec
 
 __all__ = ["BotCatalog", "bot_specs"]
@@ -105,15 +104,8 @@ def _clock(context: Any) -> datetime:
 
 
 def _handler(call: Call) -> Callable[[Any, Any], BaseModel]:
-    """A registry handler: bot errors become tool failures with their code."""
-
-    def handle(context: Any, args: Any) -> BaseModel:
-        try:
-            return call(args, _clock(context))
-        except BotError as exc:
-            raise ToolFailure(exc.code, str(exc)) from exc
-
-    return handle
+    """A registry handler; bot errors are ToolFailures and propagate to the one mapping."""
+    return lambda context, args: call(args, _clock(context))
 
 
 def _spec(

@@ -91,3 +91,14 @@ class BotResult(Envelope):
     )
     state: StateView = Field(description="The workflow state after the call.")
     done: bool = Field(description="True when the bot's last action is complete.")
+    status: str | None = Field(
+        None, description="Seed 000's close status: 'completed' on a close; null otherwise."
+    )
+    completed_action: str | None = Field(
+        None, description="On a close: the name of the action marked complete (seed 000)."
+    )
+    next_action: str | None = Field(
+        None,
+        description="On a close: the name of the action now current (its behavior is in "
+        "`behavior`); null when the bot is done (seed 000).",
+    )

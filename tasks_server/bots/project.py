@@ -14,7 +14,7 @@ from storage.repository import TaskRepository
 from storage.table import FileResult, FileTable
 from tasks_server.bots.errors import ProjectError
 
-__all__ = ["TaskTree", "default_project", "ensure_project"]
+__all__ = ["TaskTree", "default_project", "ensure_project", "project_exists"]
 
 
 class TaskTree(Protocol):
@@ -48,10 +48,7 @@ def ensure_project(
     if not is_valid_id(project_id):
         raise ProjectError(f"{project_id!r} is not a valid task id")
     with tree.lock:
-        existing = tree.table.winner(project_id)
-        if existing is None:  # perhaps written a moment ago by someone else: look again
-            tree.refresh()
-            existing = tree.table.winner(project_id)
+        existing = _current(tree, project_id)
         if existing is not None:
             if existing.type != "project":
                 raise ProjectError(
@@ -69,3 +66,21 @@ def ensure_project(
             tree.refresh()
             return False
     return True
+
+
+def _current(tree: TaskTree, project_id: str) -> Task | None:
+    """Task `project_id` as it is on disk now: when the table has none (perhaps written a
+    moment ago by someone else) or its file is gone, the tree is refreshed and asked again.
+    The caller holds the tree's lock."""
+    task = tree.table.winner(project_id)
+    if task is None or not (tree.root / task.path).is_file():
+        tree.refresh()
+        task = tree.table.winner(project_id)
+    return task
+
+
+def project_exists(tree: TaskTree, project_id: str) -> bool:
+    """True when task `project_id` of type `project` is in the tree, its file on disk."""
+    with tree.lock:
+        task = _current(tree, project_id)
+    return task is not None and task.type == "project"

@@ -113,7 +113,13 @@ def close_result(
         phase, text, tools, warnings, already_closed=outcome.already_closed or None,
         entered_behavior=entered,
     )  # fmt: skip
-    return _result(config, state, current, guidance, closed=outcome.closed.key)
+    result = _result(config, state, current, guidance, closed=outcome.closed.key)
+    seed = {  # seed 000's close result, beside our own fields
+        "status": "completed",
+        "completed_action": outcome.closed.name,
+        "next_action": None if outcome.done else current.name,
+    }
+    return result.model_copy(update=seed)
 
 
 def restart_result(

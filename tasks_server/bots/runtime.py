@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
 from tasks_server.bots import results
-from tasks_server.bots.config import Action, BotConfig, load_bot
-from tasks_server.bots.errors import BotError, UnknownAction
+from tasks_server.bots.config import Action, Behavior, BotConfig
+from tasks_server.bots.errors import ActionIncomplete, BotError, UnknownAction
+from tasks_server.bots.loader import load_bot
 from tasks_server.bots.models import ActionInput, BotResult, CloseInput, ProjectInput
-from tasks_server.bots.project import TaskTree, default_project, ensure_project
+from tasks_server.bots.project import TaskTree, default_project, ensure_project, project_exists
 from tasks_server.bots.state import (
     Resolution,
     WorkflowState,
@@ -25,6 +27,7 @@ from tasks_server.bots.state import (
     complete,
     resolve_current,
     select,
+    step_past_completed,
 )
 from tasks_server.bots.store import StateFile, state_path
 
@@ -93,9 +96,10 @@ class BotRuntime:
     def forward(
         self, args: ProjectInput, now: datetime, behavior_name: str | None = None
     ) -> BotResult:
-        """Run the current action of the bot, or of one behavior (which becomes current)."""
+        """Run the current action of the bot, or of one behavior (which becomes current),
+        stepping past completed actions."""
         if behavior_name is None:
-            return self._run(resolve_current, args, now, reopen=False)
+            return self._run(self._forward, args, now, reopen=False)
         key = f"{self.name}.{behavior_name}"
         if self.config().behavior(behavior_name) is None:
             raise UnknownAction(key)
@@ -104,9 +108,29 @@ class BotRuntime:
             behavior = config.behavior(behavior_name)
             if behavior is None:
                 raise UnknownAction(key)
-            return behavior_current(config, state, behavior)
+            found = behavior_current(config, state, behavior)
+            return self._step(config, state, found, behavior)
 
         return self._run(pick, args, now, reopen=False)
+
+    def _forward(self, config: BotConfig, state: WorkflowState) -> Resolution:
+        return self._step(config, state, resolve_current(config, state))
+
+    def _step(
+        self,
+        config: BotConfig,
+        state: WorkflowState,
+        found: Resolution,
+        within: Behavior | None = None,
+    ) -> Resolution:
+        """Step past completed actions, but not past initialize_project while its project
+        task is missing (running it again writes the project)."""
+        if found.action.auto_completes and not self._has_project(state):
+            return found
+        return step_past_completed(config, state, found, within)
+
+    def _has_project(self, state: WorkflowState) -> bool:
+        return state.project is not None and project_exists(self.tree, state.project)
 
     def run(
         self, behavior_name: str, action_name: str, args: ActionInput, now: datetime
@@ -129,8 +153,8 @@ class BotRuntime:
             current = resolution.action
             project = self._project(config, current, args, now)
             state = select(transaction.loaded.state, current, now.isoformat(), reopen=reopen)
-            if current.auto_completes:
-                state = complete(state, current, now.isoformat())
+            if project is not None:  # initialize_project: done once its project is written
+                state = complete(replace(state, project=project), current, now.isoformat())
             transaction.result = state
         warnings = self._warnings(config, transaction.loaded.warnings(self.store.path), resolution)
         return results.action_result(
@@ -156,6 +180,7 @@ class BotRuntime:
         config = self.config()
         with self.store.transaction() as transaction:
             expected = self._named(config, args.action) if args.action else None
+            self._check_closable(config, transaction.loaded.state, expected)
             state, outcome = close(
                 config, transaction.loaded.state, now.isoformat(), expected=expected
             )
@@ -164,6 +189,22 @@ class BotRuntime:
         if outcome.warning:
             warnings.append(outcome.warning)
         return results.close_result(config, state, outcome, warnings)
+
+    def _check_closable(
+        self, config: BotConfig, state: WorkflowState, expected: Action | None
+    ) -> None:
+        """initialize_project closes only once its project task is in the tree."""
+        current = resolve_current(config, state).action
+        if expected not in (None, current) or not current.auto_completes:
+            return
+        if self._has_project(state):
+            return
+        detail = (
+            "the workflow's project task has not been written"
+            if state.project is None
+            else f"its project task {state.project!r} is not in the task tree"
+        )
+        raise ActionIncomplete(current.key, detail, run=current.tool, close=config.close_tool)
 
     def _named(self, config: BotConfig, text: str) -> Action:
         """An action from 'behavior.action', 'bot.behavior.action' or its tool name."""

@@ -1,8 +1,9 @@
 """Workflow state: where a bot stands, as pure transitions over `workflow_state.json`.
 
 The file (`<root>/.workflow/<bot>/workflow_state.json`) holds `current_behavior`
-(`bot.behavior`), `current_action` (`bot.behavior.action`), `timestamp` and
-`completed_actions` (`[{action_state, timestamp}]`). It is re-read on every call; nothing is
+(`bot.behavior`), `current_action` (`bot.behavior.action`), `timestamp`,
+`completed_actions` (`[{action_state, timestamp}]`) and, once initialize_project has run,
+`project` (the id of the workflow's project task). It is re-read on every call; nothing is
 kept in memory. The current action is, in order of precedence: `current_action` when it names
 a valid action; else the successor of the last completed action; else the bot's first action.
 
@@ -32,6 +33,7 @@ __all__ = [
     "is_done",
     "resolve_current",
     "select",
+    "step_past_completed",
     "successor",
 ]
 
@@ -48,6 +50,7 @@ class WorkflowState:
     current_action: str | None = None
     timestamp: str | None = None
     completed_actions: tuple[Completion, ...] = ()
+    project: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +132,23 @@ def behavior_current(config: BotConfig, state: WorkflowState, behavior: Behavior
     return Resolution(resume_point(config, state, behavior), resolution.warning)
 
 
+def step_past_completed(
+    config: BotConfig, state: WorkflowState, resolution: Resolution, within: Behavior | None = None
+) -> Resolution:
+    """Where a forward tool runs: past every completed action to the first open one (staying
+    inside `within` when given); the last action stays when everything after it is complete."""
+    action, seen = resolution.action, {resolution.action.key}
+    while completed(state, action.key):
+        following = successor(config, state, action)
+        if following is None or following.key in seen:
+            break
+        if within is not None and following.behavior != within.name:
+            break
+        action = following
+        seen.add(action.key)
+    return replace(resolution, action=action)
+
+
 def is_done(config: BotConfig, state: WorkflowState) -> bool:
     """True when the current action is the bot's last and it is complete."""
     current = resolve_current(config, state).action
@@ -147,7 +167,10 @@ def select(
     unchanged = (state.current_action, state.current_behavior) == (action.key, behavior_key)
     if unchanged and records == state.completed_actions:
         return state
-    return WorkflowState(behavior_key, action.key, now, records)
+    return replace(
+        state, current_behavior=behavior_key, current_action=action.key, timestamp=now,
+        completed_actions=records,
+    )  # fmt: skip
 
 
 def complete(state: WorkflowState, action: Action, now: str) -> WorkflowState:

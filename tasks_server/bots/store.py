@@ -31,7 +31,7 @@ def state_path(root: Path, bot: str) -> Path:
 
 
 def to_json(state: WorkflowState) -> bytes:
-    data = {
+    data: dict[str, Any] = {
         "current_behavior": state.current_behavior,
         "current_action": state.current_action,
         "timestamp": state.timestamp,
@@ -40,6 +40,8 @@ def to_json(state: WorkflowState) -> bytes:
             for c in state.completed_actions
         ],
     }
+    if state.project is not None:
+        data["project"] = state.project
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
 
 
@@ -59,6 +61,7 @@ def parse_state(raw: bytes) -> tuple[WorkflowState, list[str]]:
         current_action=_text(data, "current_action", problems),
         timestamp=_text(data, "timestamp", problems),
         completed_actions=_completions(data.get("completed_actions", []), problems),
+        project=_text(data, "project", problems),
     )
     return state, problems
 

@@ -82,6 +82,6 @@ def test_bots_prints_the_generated_catalog_with_triggers_and_parameters(
     done = run("bots", "--root", str(example_root))
     assert done.returncode == 0, done.stderr
     catalog = {entry["name"]: entry for entry in json.loads(done.stdout)}
-    assert len(catalog) == 35
+    assert len(catalog) == 35 + 25  # story_bot and triage_bot
     gather = catalog["story_bot_shape_gather_context"]
     assert gather["trigger_patterns"] and gather["parameters"]["type"] == "object"

@@ -11,8 +11,12 @@ from syrupy.assertion import SnapshotAssertion
 
 from tasks_server.bots.catalog import BotCatalog
 from tasks_server.bots.config import BotConfig
-from tasks_server.bots.errors import UnknownBot
+from tasks_server.bots.errors import ActionIncomplete, NotCurrent, UnknownBot
+from tasks_server.bots.loader import load_bot
+from tasks_server.bots.models import CloseInput
+from tasks_server.errors import ToolFailure
 from tasks_server.live import LiveTree
+from tasks_server.server import TasksServer
 from tests.tasks_server.bots.helpers import BOT
 from tests.tasks_server.conftest import make_server
 
@@ -76,16 +80,18 @@ async def test_only_close_is_not_idempotent_and_no_bot_tool_is_read_only(
     assert not_idempotent == [f"{BOT}_close_current_action"]
 
 
-async def test_the_main_server_mounts_the_bot_and_role_bot_selects_only_its_tools(
+async def test_the_main_server_mounts_every_bot_and_role_bot_selects_exactly_their_tools(
     bot_root: Path, story_config: BotConfig
 ) -> None:
+    triage = load_bot(bot_root / "bots" / "triage_bot")
     server = make_server(bot_root, role="bot")
     try:
         async with Client(server) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
     finally:
         server.context.close()
-    assert names == expected_names(story_config)
+    assert names == expected_names(story_config) | set(triage.tool_names())
+    assert len(names) == 35 + 25
 
 
 def test_the_catalog_json_gives_name_description_triggers_and_parameters(bot_root: Path) -> None:
@@ -114,3 +120,18 @@ def test_asking_for_an_unknown_bot_is_an_error(bot_root: Path) -> None:
             BotCatalog.load(bot_root / "bots", live).specs(only="tea_bot")
     finally:
         live.close()
+
+
+def test_a_bot_error_leaves_the_handler_as_itself_for_the_one_error_mapping(
+    bot_server: TasksServer,
+) -> None:
+    specs = {spec.name: spec for spec in bot_server.context.bot_specs(only=BOT)}
+    close = specs[f"{BOT}_close_current_action"]
+    with pytest.raises(NotCurrent) as caught:
+        close.handler(bot_server.context, CloseInput(action="shape.render_output"))
+    assert isinstance(caught.value, ToolFailure) and caught.value.code == "INVALID_ARGUMENT"
+    with pytest.raises(ActionIncomplete) as refused:
+        close.handler(bot_server.context, CloseInput())
+    assert refused.value.code == "ACTION_INCOMPLETE"
+    assert refused.value.recovery is not None
+    assert refused.value.recovery[1] == [f"{BOT}_shape_initialize_project", close.name]

@@ -12,12 +12,15 @@ import anyio
 import pytest
 from mcp import Client
 
+from tasks_server.bots.catalog import BotCatalog
 from tasks_server.bots.config import BotConfig
+from tasks_server.bots.models import ProjectInput
+from tasks_server.live import LiveTree
 from tasks_server.server import TasksServer
 from tasks_server.threaded import start_in_thread
 from tests.conftest import REPO
 from tests.tasks_server.bots.helpers import completed_keys, saved_state
-from tests.tasks_server.conftest import call
+from tests.tasks_server.conftest import NOW, call
 
 CLOSER = """
 import sys
@@ -51,9 +54,19 @@ def start_closer(root: Path, count: int) -> subprocess.Popen[str]:
     )  # fmt: skip
 
 
+def start_workflow(root: Path) -> None:
+    """Run initialize_project once, so its project exists and the closes can move on."""
+    live = LiveTree(root, watch=False)
+    try:
+        BotCatalog.load(root / "bots", live).bot("story_bot").forward(ProjectInput(), NOW)
+    finally:
+        live.close()
+
+
 def test_two_processes_closing_at_once_lose_no_completion(
     bot_root: Path, story_config: BotConfig
 ) -> None:
+    start_workflow(bot_root)
     closers = [start_closer(bot_root, 11) for _ in range(2)]
     for closer in closers:  # both loaded, then released together
         assert closer.stdout is not None and closer.stdout.readline().strip() == "ready"
@@ -78,6 +91,7 @@ async def test_two_http_clients_closing_at_once_lose_no_completion(
             for _ in range(count):
                 await call(client, "story_bot_close_current_action")
 
+    start_workflow(bot_root)
     with start_in_thread(bot_server) as running:
         async with anyio.create_task_group() as group:
             for _ in range(2):

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from tasks_server.bots.catalog import BotCatalog
-from tasks_server.bots.config import BotConfig, BotConfigError, load_bot
+from tasks_server.bots.config import BotConfig
+from tasks_server.bots.errors import BotConfigError
+from tasks_server.bots.loader import load_bot
 from tasks_server.server import create_server
 from tests.tasks_server.bots.helpers import edit_json
 
@@ -54,6 +56,21 @@ def test_the_bot_makes_four_behaviors_times_seven_actions_plus_seven_tools(
     assert len(names) == 4 * 7 + 4 + 3 == len(set(names))
 
 
+def test_a_behavior_without_behavior_json_is_described_from_its_name(bot_folder: Path) -> None:
+    (bot_folder / SHAPE / "behavior.json").unlink()
+    shape = load_bot(bot_folder).behavior("shape")
+    assert shape is not None and shape.description == "The shape behavior of story_bot."
+
+
+def test_guardrails_content_and_rules_beside_the_actions_are_not_actions(bot_folder: Path) -> None:
+    for folder in ["1_guardrails/1_required_context", "content", "rules"]:
+        (bot_folder / SHAPE / folder).mkdir(parents=True)
+    (bot_folder / SHAPE / "1_guardrails/1_required_context/key_questions.json").write_text("{}")
+    (bot_folder / SHAPE / "rules/rules.json").write_text("[]")
+    shape = load_bot(bot_folder).behavior("shape")
+    assert shape is not None and [a.name for a in shape.actions] == ACTIONS
+
+
 def test_an_edited_file_makes_the_loaded_config_stale(bot_folder: Path) -> None:
     config = load_bot(bot_folder)
     assert not config.is_stale()
@@ -94,6 +111,10 @@ def _copy(relative: str, new_name: str) -> Callable[[Path], None]:
     return lambda bot: shutil.copytree(bot / relative, (bot / relative).with_name(new_name))
 
 
+def _mkdir(relative: str) -> Callable[[Path], None]:
+    return lambda bot: (bot / relative).mkdir()
+
+
 def _both(*steps: Callable[[Path], None]) -> Callable[[Path], None]:
     def run(bot: Path) -> None:
         for step in steps:
@@ -114,8 +135,13 @@ BROKEN = {
     "missing trigger words": (
         _remove(f"{GATHER}/trigger_words.json"), f"{GATHER}/trigger_words.json", "file",
     ),
-    "missing behavior description": (
-        _remove(f"{SHAPE}/behavior.json"), f"{SHAPE}/behavior.json", "file",
+    "behavior description of the wrong type": (
+        _edit(f"{SHAPE}/behavior.json", description=3), f"{SHAPE}/behavior.json", "description",
+    ),
+    "a guardrails folder holding a half action": (
+        _both(_mkdir(f"{SHAPE}/1_guardrails"),
+              _write(f"{SHAPE}/1_guardrails/trigger_words.json", '{"patterns": []}')),
+        f"{SHAPE}/1_guardrails/action_config.json", "file",
     ),
     "missing behaviors folder": (_remove("behaviors"), "behaviors", "folder"),
     "unknown next action": (

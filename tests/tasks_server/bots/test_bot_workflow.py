@@ -270,3 +270,92 @@ async def test_initialize_project_refuses_an_id_held_by_another_kind_of_task(
 ) -> None:
     error = await fail(bot_client, "story_bot_shape_initialize_project", project="wx-6ca4a1a9")
     assert error["error"]["code"] == "INVALID_ARGUMENT"
+
+
+# --- initialize_project gates the workflow (issue 10, item 7) -----------------------------------
+
+
+async def test_closing_initialize_project_before_it_ran_is_refused_naming_the_tool_to_call(
+    bot_client: Client, bot_root: Path
+) -> None:
+    error = await fail(bot_client, "story_bot_close_current_action")
+    assert error["error"]["code"] == "ACTION_INCOMPLETE"
+    assert "story_bot_shape_initialize_project" in error["error"]["message"]
+    assert not state_file(bot_root).exists()
+    assert not list(bot_root.glob("story_bot-project/**/*.md"))
+    assert where(await call(bot_client, "story_bot_tool")) == "shape.initialize_project"
+
+
+async def test_closing_initialize_project_whose_project_task_was_deleted_is_refused(
+    bot_client: Client, bot_root: Path
+) -> None:
+    ran = await call(bot_client, "story_bot_tool", project="kite-shop")
+    for path in bot_root.glob("kite-shop/**/kite-shop*.md"):
+        path.unlink()
+    error = await fail(bot_client, "story_bot_close_current_action")
+    assert (
+        error["error"]["code"] == "ACTION_INCOMPLETE" and "kite-shop" in error["error"]["message"]
+    )
+    assert saved_state(bot_root)["current_action"] == ran["state"]["current_action"]
+
+
+async def test_a_hand_written_completion_without_a_project_task_does_not_let_the_close_through(
+    bot_client: Client, bot_root: Path
+) -> None:
+    write_state(bot_root, "shape.initialize_project", "shape.initialize_project")
+    error = await fail(bot_client, "story_bot_close_current_action")
+    assert error["error"]["code"] == "ACTION_INCOMPLETE"
+
+
+async def test_the_bot_tool_twice_on_a_fresh_tree_runs_initialize_project_once(
+    bot_client: Client, bot_root: Path
+) -> None:
+    first = await call(bot_client, "story_bot_tool")
+    second = await call(bot_client, "story_bot_tool")
+    assert (where(first), where(second)) == ("shape.initialize_project", "shape.gather_context")
+    assert second["project_task"] is None
+    assert completed_keys(bot_root) == ["story_bot.shape.initialize_project"]
+    assert saved_state(bot_root)["current_action"] == "story_bot.shape.gather_context"
+
+
+async def test_a_completed_current_action_is_stepped_past_by_both_forward_tools(
+    bot_client: Client, bot_root: Path
+) -> None:
+    done = ("shape.initialize_project", "shape.gather_context", "shape.decide_planning_criteria")
+    write_state(bot_root, "shape.gather_context", *done)
+    assert where(await call(bot_client, "story_bot_tool")) == "shape.build_knowledge"
+    write_state(bot_root, "shape.gather_context", *done)
+    assert where(await call(bot_client, "story_bot_shape_tool")) == "shape.build_knowledge"
+
+
+async def test_a_behavior_tool_stays_in_its_behavior_when_all_of_it_is_complete(
+    bot_client: Client, bot_root: Path
+) -> None:
+    write_state(bot_root, "shape.validate_rules", *(f"shape.{name}" for name in SHAPE))
+    assert where(await call(bot_client, "story_bot_shape_tool")) == "shape.validate_rules"
+    assert where(await call(bot_client, "story_bot_tool")) == "discovery.initialize_project"
+
+
+async def test_the_close_result_carries_the_seeds_status_completed_and_next_action(
+    bot_client: Client, bot_root: Path
+) -> None:
+    write_state(bot_root, "shape.validate_rules", *(f"shape.{name}" for name in SHAPE[:-1]))
+    result = await call(bot_client, "story_bot_close_current_action")
+    assert (result["status"], result["completed_action"], result["next_action"]) == (
+        "completed", "validate_rules", "initialize_project",
+    )  # fmt: skip
+    assert result["behavior"] == "discovery"
+    ran = await call(bot_client, "story_bot_tool")
+    assert ran["status"] is None and ran["next_action"] is None
+
+
+async def test_the_bot_tool_runs_initialize_project_again_when_its_project_task_is_gone(
+    bot_client: Client, bot_root: Path
+) -> None:
+    await call(bot_client, "story_bot_tool", project="kite-shop")
+    for path in bot_root.glob("kite-shop/**/kite-shop*.md"):
+        path.unlink()
+    again = await call(bot_client, "story_bot_tool", project="kite-shop")
+    assert where(again) == "shape.initialize_project" and again["project_task"] == "kite-shop"
+    assert list(bot_root.glob("kite-shop/**/kite-shop*.md"))
+    assert where(await call(bot_client, "story_bot_close_current_action")) == "shape.gather_context"

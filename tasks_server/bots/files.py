@@ -1,0 +1,171 @@
+"""The JSON files of a bot folder, as written, and a reader that remembers what it read.
+
+    config/bot_config.json      BotFile            name, description, behaviors
+    instructions.json (bot)     BotInstructions    baseActionsPath (other keys are the bot's own)
+    behavior.json               BehaviorFile       description, patterns | trigger_patterns
+    action_config.json          ActionFile         name, workflow, order, next_action
+    instructions.json (action)  InstructionsFile   description, steps, outputs
+    trigger_words.json          TriggerWordsFile   patterns | trigger_patterns
+
+Every problem is one `BotConfigError(path, field, detail)`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tasks_server.bots.errors import BotConfigError
+
+__all__ = [
+    "ActionFile",
+    "BehaviorFile",
+    "BotFile",
+    "BotInstructions",
+    "InstructionsFile",
+    "Reader",
+    "Stamp",
+    "TriggerWordsFile",
+    "patterns_of",
+    "split_prefix",
+    "stamp",
+]
+
+Stamp = tuple[int, int] | None
+
+
+def split_prefix(folder_name: str) -> tuple[int | None, str]:
+    """`3_build_knowledge` → (3, 'build_knowledge'); no prefix → (None, name).
+
+    >>> split_prefix("2_gather_context"), split_prefix("correct_bot")
+    ((2, 'gather_context'), (None, 'correct_bot'))
+    """
+    head, sep, tail = folder_name.partition("_")
+    return (int(head), tail) if sep and tail and head.isdigit() else (None, folder_name)
+
+
+def stamp(path: str) -> Stamp:
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+class _File(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class _Patterns(_File):
+    patterns: list[str] | None = Field(None, description="Trigger phrases.")
+    trigger_patterns: list[str] | None = Field(None, description="Seed 000's name for patterns.")
+
+
+class BotFile(_File):
+    name: str = Field(description="The bot's name; prefixes every tool name.")
+    description: str = Field("", description="What the bot is for.")
+    behaviors: list[str] = Field(description="Behavior names in workflow order (1_shape or shape).")
+
+
+class BotInstructions(BaseModel):
+    """A bot-level instructions.json: only `baseActionsPath` is read; other keys are kept for
+    the bot's own use."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True, populate_by_name=True)
+    base_actions_path: str | None = Field(
+        None, alias="baseActionsPath", description="Folder of the shared actions."
+    )
+
+
+class BehaviorFile(_Patterns):
+    description: str = Field(description="What the behavior achieves.")
+
+
+class ActionFile(_File):
+    name: str = Field(description="The action's name (its folder name without prefix).")
+    workflow: bool = Field(description="True when the action is a step of the workflow.")
+    order: int | None = Field(None, description="Position in the workflow; else the prefix.")
+    next_action: str | None = Field(None, description="The following workflow action.")
+
+
+class InstructionsFile(_File):
+    description: str = Field(min_length=1, description="One-line summary of the action.")
+    steps: list[str] = Field(description="What to do, in order.")
+    outputs: list[str] = Field(description="What the action produces.")
+
+
+class TriggerWordsFile(_Patterns):
+    pass
+
+
+def patterns_of(path: Path, found: _Patterns, *, required: bool) -> tuple[str, ...]:
+    """The one pattern list of a file that may spell it `patterns` or `trigger_patterns`."""
+    if found.patterns is not None and found.trigger_patterns is not None:
+        raise BotConfigError(
+            path, "trigger_patterns", "give patterns or trigger_patterns, not both"
+        )
+    words = found.patterns if found.patterns is not None else found.trigger_patterns
+    if words is None and required:
+        raise BotConfigError(path, "patterns", "a list of phrases is required "
+                             "(as patterns or trigger_patterns)")  # fmt: skip
+    return tuple(words or ())
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+class Reader:
+    """Reads a bot's files, remembering each one's stamp as it was before the read."""
+
+    def __init__(self) -> None:
+        self.stamps: dict[str, Stamp] = {}
+
+    def note(self, path: Path) -> bool:
+        """Remember `path`'s stamp (absent too, so its creation is noticed); True if it exists."""
+        found = stamp(str(path))
+        self.stamps[str(path)] = found
+        return found is not None
+
+    def folders(self, folder: Path) -> list[tuple[int | None, str, Path]]:
+        """Sub-folders (hidden ones skipped) as (prefix, name, path), sorted by prefix."""
+        if not folder.is_dir():
+            raise BotConfigError(folder, "folder", "missing folder")
+        self.note(folder)
+        found = [(*split_prefix(p.name), p) for p in folder.iterdir() if _is_folder(p)]
+        return sorted(found, key=lambda item: (item[0] is None, item[0] or 0, item[1]))
+
+    def model(self, path: Path, model: type[_M]) -> _M:
+        self.note(path)
+        data = _read_json(path)
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"]) or "(object)"
+            more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+            raise BotConfigError(path, where, error["msg"] + more) from None
+
+    def optional(self, path: Path, model: type[_M]) -> _M | None:
+        """The file's model, or None when there is no such file (its absence is noted)."""
+        return self.model(path, model) if self.note(path) else None
+
+
+def _is_folder(path: Path) -> bool:
+    return path.is_dir() and not path.name.startswith((".", "__"))
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise BotConfigError(path, "file", "missing file") from None
+    except UnicodeDecodeError as exc:
+        raise BotConfigError(path, "file", f"not UTF-8: {exc.reason}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BotConfigError(path, "json", f"bad JSON at line {exc.lineno}: {exc.msg}") from None

@@ -1,0 +1,50 @@
+"""A broken bot config, seen from the command line: one line naming the file and the field,
+exit status 2, no traceback, for every command that loads the bots."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.tasks_server.bots.helpers import edit_json
+
+COMMANDS = {
+    "serve": ["serve"],
+    "serve one bot": ["serve", "--bot", "story_bot"],
+    "check": ["check"],
+    "call": ["call", "get_index_stats"],
+    "bots": ["bots"],
+    "tools": ["tools"],
+}
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m tasks_server ...` as a real process (stdin closed, so `serve` would stop)."""
+    return subprocess.run(
+        [sys.executable, "-m", "tasks_server", *args],
+        capture_output=True, text=True, timeout=120, check=False, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_broken_bot_config_is_one_line_naming_file_and_field_and_exit_2(
+    example_root: Path, command: str
+) -> None:
+    config = example_root / "bots/story_bot/behaviors/1_shape/2_gather_context/action_config.json"
+    edit_json(config, next_action="make_coffee")
+    done = run(*COMMANDS[command], "--root", str(example_root))
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert str(config) in lines[0] and "next_action" in lines[0] and "make_coffee" in lines[0]
+    assert done.stdout == ""
+
+
+def test_a_seed_layout_trigger_words_file_does_not_stop_start_up(example_root: Path) -> None:
+    done = run("bots", "--root", str(example_root))
+    assert done.returncode == 0, done.stderr
+    assert '"triage_bot_intake_gather_evidence"' in done.stdout
