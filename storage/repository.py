@@ -11,11 +11,14 @@ delete moves the file to `<root>/.trash/`. Every write is atomic and locked (`fi
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import gc
 import os
 import re
 import secrets
+import stat
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -31,8 +34,26 @@ from storage.errors import (
     ParseError,
     PathOutsideRoot,
     TaskNotFound,
+    TooLarge,
 )
-from storage.files import atomic_create, atomic_write, inside_root, locked
+from storage.files import (
+    Changed,
+    Seen,
+    atomic_create,
+    inside_root,
+    is_server_folder_safe,
+    is_temp_name,
+    locked,
+    make_folders,
+    read_regular,
+    read_seen,
+    replace_checked,
+    server_folder,
+    stamp_of,
+    sweep_one,
+    sweep_temps,
+)
+from storage.journal import INDEX_FOLDER, Journal, JournalWrite, is_journal_temp
 from storage.model import Task, is_valid_id
 from storage.table import FileResult, FileTable, Problem, ProblemKind
 
@@ -41,6 +62,11 @@ __all__ = ["MAX_FILE_BYTES", "Survey", "TaskRepository", "mtime_of", "slugify"]
 MAX_FILE_BYTES = 1024 * 1024
 IGNORE_FILE = ".tasksignore"
 TRASH = ".trash"
+WORKFLOW = ".workflow"
+_SETTLE_TRIES = 8  # reads of a file caught mid-rewrite, at most (about 40 ms in all)
+_SETTLE_PAUSE = 0.005
+_STILL_READS = 3  # ... or fewer, once it has stopped changing
+_FRESH_NS = 2_000_000_000  # "mid-rewrite" means modified in the last 2 s
 _SLUG_DROP = re.compile(r"[^a-z0-9]+")
 
 
@@ -78,8 +104,13 @@ class TaskRepository:
     ) -> None:
         self.root = root.resolve()
         self.max_bytes = max_bytes
-        self.exclude = tuple(exclude) + _read_ignore_file(self.root / IGNORE_FILE)
+        patterns, self.ignore_problem = _read_ignore_file(self.root, max_bytes)
+        self.exclude = tuple(exclude) + patterns
         self._root_str = str(self.root)
+        self.journal = Journal(self.root)
+        if self.root.is_dir():
+            self.recover()
+            self.sweep()
 
     # --- reading ---------------------------------------------------------------------
 
@@ -129,6 +160,8 @@ class TaskRepository:
             for entry in entries:
                 name = entry.name
                 if name.startswith("."):
+                    if is_temp_name(name) or is_journal_temp(name):
+                        self._sweep_stray(prefix + name, name)
                     continue
                 relative = prefix + name
                 if entry.is_dir(follow_symlinks=False):
@@ -148,6 +181,23 @@ class TaskRepository:
         return self._read_file(relative, str(path))
 
     def _read_file(self, relative: str, path: str) -> FileResult | None:
+        """The file's result; a file caught mid-rewrite (empty or unparseable, and modified
+        in the last moments: an editor truncating and rewriting in place) is read again, a
+        few times, until it parses or stops changing."""
+        result = self._read_once(relative, path)
+        still_reads = 0
+        for _ in range(_SETTLE_TRIES):
+            if result is None or not _looks_torn(result) or still_reads >= _STILL_READS:
+                break
+            time.sleep(_SETTLE_PAUSE)
+            again = self._read_once(relative, path)
+            still_reads = (
+                still_reads + 1 if again is not None and again.stamp == result.stamp else 0
+            )
+            result = again
+        return result
+
+    def _read_once(self, relative: str, path: str) -> FileResult | None:
         """One open, one fstat, one read: the stamp and the bytes come from the same open
         file (half the time of `stat` then `open().read()`)."""
         try:
@@ -188,7 +238,7 @@ class TaskRepository:
 
     def read_stale(self, survey: Survey) -> list[FileResult]:
         """Every file of a survey, in walk order: read when stale, as known when current."""
-        results: list[FileResult] = []
+        results: list[FileResult] = [self.ignore_problem] if self.ignore_problem else []
         for item in survey.found:
             if isinstance(item, str):
                 read = (
@@ -235,9 +285,10 @@ class TaskRepository:
 
     def create(self, task: Task) -> FileResult:
         """Write a new task file (never over an existing one)."""
+        self.recover()
         relative = self.path_for_new(task)
         path = inside_root(self.root, relative)
-        atomic_create(path, codec.dumps(replace(task, path=relative)).encode())
+        atomic_create(path, self._checked(relative, codec.dumps(replace(task, path=relative))))
         return self._reread(relative)
 
     def update(
@@ -251,40 +302,80 @@ class TaskRepository:
         """Change frontmatter keys (and the body, when given) of one file in place, locked.
 
         `expected_modified` is the file's modification time as the caller last read it:
-        when the file changed after that, nothing is written and Conflict is raised.
+        when the file's time is not that any more, nothing is written and Conflict is raised
+        (our writes stamp times to the microsecond, always forward, so two writes in one
+        clock tick still differ). So is
+        it when the file changes between our read and our rename (an editor's save, which
+        takes no lock): the save is kept, never overwritten.
         """
-        path = inside_root(self.root, relative)
-        with locked(path):
-            text = self._current_text(relative, path, expected_modified)
-            atomic_write(path, codec.update_text(text, changes, relative, body=body).encode())
+        self.recover()
+        path = self._existing(relative)
+        with locked(path) as fd:
+            seen, text = self._read_locked(relative, path, fd)
+            _check_expected(relative, seen, expected_modified)
+            data = self._checked(relative, codec.update_text(text, changes, relative, body=body))
+            try:
+                replace_checked(path, data, seen)
+            except Changed as exc:
+                raise _conflict(relative, seen, path) from exc
         return self._reread(relative)
 
-    def _current_text(self, relative: str, path: Path, expected: datetime | None) -> str:
-        try:
-            stat = path.stat()
-            data = path.read_bytes()
-        except FileNotFoundError as exc:
-            raise TaskNotFound(relative) from exc
-        actual = mtime_of((stat.st_mtime_ns, stat.st_size))
-        if expected is not None and actual > expected:
-            raise Conflict(relative, expected.isoformat(), actual.isoformat())
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ParseError(relative, "not UTF-8 text") from exc
+    def _existing(self, relative: str) -> Path:
+        path = inside_root(self.root, relative)
+        if not os.path.lexists(path):
+            raise TaskNotFound(relative)
+        return path
+
+    def _read_locked(self, relative: str, path: Path, fd: int | None) -> tuple[Seen, str]:
+        """The file as it is under our lock, and its text; a file mid-rewrite by an editor
+        (empty, or not parseable yet, and just modified) is read again, a few times."""
+        if fd is None:
+            raise TaskNotFound(relative)
+        for attempt in range(_SETTLE_TRIES + 1):
+            seen = read_seen(fd, path, self.max_bytes)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ParseError(relative, "not a regular file")
+            if len(seen.data) > self.max_bytes:
+                raise TooLarge(relative, len(seen.data), self.max_bytes)
+            try:
+                text = seen.data.decode("utf-8")
+                codec.from_bytes(seen.data, relative)
+                return seen, text
+            except (ParseError, UnicodeDecodeError) as exc:
+                if attempt == _SETTLE_TRIES or not _is_fresh(seen.stamp):
+                    raise ParseError(relative, _reason(exc)) from exc
+            time.sleep(_SETTLE_PAUSE)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _checked(self, relative: str, text: str) -> bytes:
+        """The bytes of a file about to be written, once they are known to read back as the
+        task: TooLarge over the size cap, ParseError if they would not read as a task."""
+        data = text.encode()
+        if len(data) > self.max_bytes:
+            raise TooLarge(relative, len(data), self.max_bytes)
+        result = _parse(relative, data, (0, len(data)))
+        if result.task is None:
+            detail = result.problem.message if result.problem else "it would have no title"
+            raise ParseError(
+                relative, f"refused: the file would not read back as a task ({detail})"
+            )
+        return data
 
     def delete(self, relative: str) -> str:
-        """Move a task file into `<root>/.trash/` (kept, never lost); returns where it went."""
-        path = inside_root(self.root, relative)
+        """Move a task file into `<root>/.trash/` (kept, never lost); returns where it went.
+        UnsafeFolder when `.trash` (or a folder in it) is a link: nothing leaves the root."""
+        self.recover()
+        path = self._existing(relative)
+        folder, name = relative.rpartition("/")[0], relative.rpartition("/")[2]
+        trash_folder = make_folders(server_folder(self.root, TRASH), folder)
         trash = f"{TRASH}/{relative}"
-        target = self.root / trash
-        if target.exists():
+        target = trash_folder / name
+        if os.path.lexists(target):
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
             trash = f"{TRASH}/{relative[:-3]}.{stamp}.md"
             target = self.root / trash
-        target.parent.mkdir(parents=True, exist_ok=True)
         with locked(path):
-            if not path.exists():
+            if not os.path.lexists(path):
                 raise TaskNotFound(relative)
             os.replace(path, target)
         return trash
@@ -292,43 +383,107 @@ class TaskRepository:
     def write_batch(
         self, creates: Sequence[Task], updates: Sequence[tuple[str, Mapping[str, object]]] = ()
     ) -> list[FileResult]:
-        """Create and update many files, all or nothing.
+        """Create and update many files, all or nothing, even across a crash (`journal.py`).
 
-        Every new text is prepared (and every target checked) before the first file is
-        touched; if a write fails part way, the files already written are restored.
+        Every new text is prepared and checked (ids, size cap, that it reads back) and every
+        file to update is locked and read before the first file is touched; a file that
+        changes under us before the commit point is a Conflict, and nothing is written.
         """
-        planned = [(self.path_for_new(task), task) for task in creates]
-        texts: list[tuple[str, bytes, bytes | None]] = []
-        for relative, task in planned:
-            if inside_root(self.root, relative).exists():
-                raise AlreadyExists(relative)
-            texts.append((relative, codec.dumps(replace(task, path=relative)).encode(), None))
-        for relative, changes in updates:
-            path = inside_root(self.root, relative)
-            old = self._current_text(relative, path, None)
-            texts.append(
-                (relative, codec.update_text(old, changes, relative).encode(), old.encode())
-            )
-        self._apply_all(texts)
-        return [self._reread(relative) for relative, _, _ in texts]
+        self.recover()
+        writes = [self._new_write(task) for task in creates]
+        targets = sorted({relative for relative, _ in updates})
+        with contextlib.ExitStack() as stack:
+            seen: dict[str, tuple[Seen, str]] = {}
+            for relative in targets:
+                path = self._existing(relative)
+                fd = stack.enter_context(locked(path))
+                seen[relative] = self._read_locked(relative, path, fd)
+            writes += self._updated(updates, seen)
+            try:
+                self.journal.commit(writes)
+            except Changed as exc:
+                relative = str(exc)
+                raise _conflict(relative, seen[relative][0], self.root / relative) from exc
+        return [self._reread(write.relative) for write in writes]
 
-    def _apply_all(self, texts: list[tuple[str, bytes, bytes | None]]) -> None:
-        done: list[tuple[Path, bytes | None]] = []
-        try:
-            for relative, data, old in texts:
-                path = self.root / relative
-                (atomic_create if old is None else atomic_write)(path, data)
-                done.append((path, old))
-        except BaseException:
-            for path, old in reversed(done):
-                path.unlink(missing_ok=True) if old is None else atomic_write(path, old)
-            raise
+    def _new_write(self, task: Task) -> JournalWrite:
+        relative = self.path_for_new(task)
+        if os.path.lexists(inside_root(self.root, relative)):
+            raise AlreadyExists(relative)
+        return JournalWrite(
+            relative, self._checked(relative, codec.dumps(replace(task, path=relative)))
+        )
+
+    def _updated(
+        self,
+        updates: Sequence[tuple[str, Mapping[str, object]]],
+        seen: Mapping[str, tuple[Seen, str]],
+    ) -> list[JournalWrite]:
+        """The new text of every updated file (a file named twice gets both changes)."""
+        texts = {relative: text for relative, (_, text) in seen.items()}
+        for relative, changes in updates:
+            texts[relative] = codec.update_text(texts[relative], changes, relative)
+        return [
+            JournalWrite(relative, self._checked(relative, text), seen[relative][0])
+            for relative, text in texts.items()
+        ]
+
+    # --- recovery --------------------------------------------------------------------
+
+    def recover(self) -> int:
+        """Finish (or drop) the batches of writers that died (`journal.py`); returns how
+        many were found. Cheap when there are none: one folder listing."""
+        return self.journal.recover()
+
+    def sweep(self) -> int:
+        """Remove the temporary files dead writers left in the server's own folders (those
+        in task folders go when a walk passes them); returns how many."""
+        removed = 0
+        for name in (INDEX_FOLDER, f"{INDEX_FOLDER}/journal", TRASH):
+            if is_server_folder_safe(self.root, name.split("/")[0]):
+                removed += sweep_temps(self.root / name)
+        if is_server_folder_safe(self.root, WORKFLOW) and (self.root / WORKFLOW).is_dir():
+            for folder in (self.root / WORKFLOW).iterdir():
+                if folder.is_dir() and not folder.is_symlink():
+                    removed += sweep_temps(folder)
+        return removed
+
+    def _sweep_stray(self, relative: str, name: str) -> None:
+        """A temp file met by a walk: removed if its writer is dead (a journal's temp file
+        only once its batch is over, replayed or dropped)."""
+        txid = is_journal_temp(name)
+        if txid is None:
+            sweep_one(self.root / relative)
+        elif not self.journal.is_pending(txid):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.root / relative)
 
     def _reread(self, relative: str) -> FileResult:
         result = self.read(relative)
         if result is None:
             raise TaskNotFound(relative)
         return result
+
+
+def _check_expected(relative: str, seen: Seen, expected: datetime | None) -> None:
+    actual = mtime_of(seen.stamp)
+    if expected is not None and actual != expected:  # any change: earlier is possible too
+        raise Conflict(relative, expected.isoformat(), actual.isoformat())
+
+
+def _conflict(relative: str, seen: Seen, path: Path) -> Conflict:
+    now = stamp_of(path)
+    actual = mtime_of(now).isoformat() if now is not None else "deleted"
+    return Conflict(relative, mtime_of(seen.stamp).isoformat(), actual)
+
+
+def _is_fresh(stamp: tuple[int, int]) -> bool:
+    """True for a file modified in the last moments: maybe mid-rewrite by an editor."""
+    return abs(time.time_ns() - stamp[0]) < _FRESH_NS
+
+
+def _reason(exc: Exception) -> str:
+    return exc.detail if isinstance(exc, ParseError) else "not UTF-8 text"
 
 
 def _stamp_of_entry(entry: os.DirEntry[str]) -> tuple[int, int] | None:
@@ -365,11 +520,28 @@ def _parse(relative: str, data: bytes, stamp: tuple[int, int]) -> FileResult:
     return FileResult(relative, stamp, task=task)
 
 
-def _read_ignore_file(path: Path) -> tuple[str, ...]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (FileNotFoundError, UnicodeDecodeError):
-        return ()
-    return tuple(
-        line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")
+def _looks_torn(result: FileResult) -> bool:
+    """Empty or unparseable, and modified in the last moments."""
+    problem = result.problem
+    torn = result.stamp[1] == 0 or (
+        problem is not None and problem.kind in ("parse_error", "not_utf8")
     )
+    return torn and _is_fresh(result.stamp)
+
+
+def _read_ignore_file(root: Path, limit: int) -> tuple[tuple[str, ...], FileResult | None]:
+    """The patterns of `<root>/.tasksignore`, or none and the problem with it (a link, a
+    pipe, a device, over the size cap, not UTF-8): never a hang, never an unbounded read."""
+    data = read_regular(root / IGNORE_FILE, limit)
+    if data == "missing":
+        return (), None
+    try:
+        if isinstance(data, str):
+            raise ValueError(data)
+        lines = data.decode("utf-8").splitlines()
+    except ValueError as exc:  # UnicodeDecodeError too
+        kind: ProblemKind = "too_large" if "limit" in str(exc) else "unreadable"
+        message = f"{IGNORE_FILE} not used ({exc}): no paths are ignored"
+        return (), _problem(IGNORE_FILE, (0, 0), kind, message)
+    patterns = (line.strip() for line in lines)
+    return tuple(p for p in patterns if p and not p.startswith("#")), None
