@@ -222,7 +222,7 @@ class TaskRepository:
     def survey(self, known: Mapping[str, FileResult]) -> Survey:
         """Walk the tree and stat each file against `known` results (from the cache, or the
         table): which are still current and which must be read. No file is opened."""
-        found: list[FileResult | str] = []
+        found: list[FileResult | str] = [self.ignore_problem] if self.ignore_problem else []
         stale: list[str] = []
         links: set[str] = set()
         for relative, entry in self._walk():
@@ -238,7 +238,7 @@ class TaskRepository:
 
     def read_stale(self, survey: Survey) -> list[FileResult]:
         """Every file of a survey, in walk order: read when stale, as known when current."""
-        results: list[FileResult] = [self.ignore_problem] if self.ignore_problem else []
+        results: list[FileResult] = []
         for item in survey.found:
             if isinstance(item, str):
                 read = (
