@@ -12,7 +12,16 @@ from typing import Any
 
 from tests.conftest import REPO
 
-__all__ = ["ServerProcess"]
+__all__ = ["STARTED", "ServerProcess", "stop_all"]
+
+STARTED: list[ServerProcess] = []
+
+
+def stop_all() -> None:
+    """Kill every server a test started and left running (a failed test's)."""
+    while STARTED:
+        with STARTED.pop():
+            pass
 
 
 class ServerProcess:
@@ -28,6 +37,7 @@ class ServerProcess:
             env=env,
         )
         self._next = 0
+        STARTED.append(self)
         self.request(
             "initialize",
             {
@@ -74,13 +84,30 @@ class ServerProcess:
         return dict(result["structuredContent"])
 
     def kill(self) -> None:
+        """SIGKILL, as a crash would."""
         self.process.kill()
         self.process.wait()
+        self._close_pipes()
 
     def close(self) -> None:
+        """End the session as a client does (stdin closed) and wait for the exit."""
         assert self.process.stdin is not None
         self.process.stdin.close()
-        self.process.wait(timeout=30)
+        self.process.wait(timeout=60)
+        self._close_pipes()
+
+    def _close_pipes(self) -> None:
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None and not pipe.closed:
+                pipe.close()
+
+    def __enter__(self) -> ServerProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process.poll() is None:
+            self.kill()
+        self._close_pipes()
 
 
 def _error_code(result: dict[str, Any]) -> str:
