@@ -41,6 +41,7 @@ __all__ = [
     "Seen",
     "atomic_create",
     "atomic_write",
+    "exchange",
     "inside_root",
     "is_temp_name",
     "locked",
@@ -345,10 +346,10 @@ def replace_checked(path: Path, data: bytes, seen: Seen) -> None:
         os.utime(temp, ns=(next_mtime(seen),) * 2)
         if not still(path, seen):
             raise Changed(str(path))
-        if not _exchange(temp, path):
+        if not exchange(temp, path):
             os.replace(temp, path)  # no atomic exchange here: the check above must do
         elif not still(temp, seen):  # an editor saved between the check and the swap
-            _exchange(temp, path)
+            exchange(temp, path)
             raise Changed(str(path))
         else:
             os.unlink(temp)  # the old file, swapped out
@@ -378,7 +379,7 @@ def _load_renameat2() -> object | None:
 _renameat2 = _load_renameat2()
 
 
-def _exchange(first: Path, second: Path) -> bool:
+def exchange(first: Path, second: Path) -> bool:
     """Swap two names atomically (Linux `renameat2`); False where that is not available."""
     if _renameat2 is None:
         return False
