@@ -63,9 +63,9 @@ MAX_FILE_BYTES = 1024 * 1024
 IGNORE_FILE = ".tasksignore"
 TRASH = ".trash"
 WORKFLOW = ".workflow"
-_SETTLE_TRIES = 8  # reads of a file caught mid-rewrite, at most (about 40 ms in all)
+_SETTLE_TRIES = 100  # reads of an empty file caught mid-rewrite, at most (0.5 s in all)
 _SETTLE_PAUSE = 0.005
-_STILL_READS = 3  # ... or fewer, once it has stopped changing
+_STILL_READS = 3  # reads of an unparseable one, once it has stopped changing
 _FRESH_NS = 2_000_000_000  # "mid-rewrite" means modified in the last 2 s
 _SLUG_DROP = re.compile(r"[^a-z0-9]+")
 
@@ -187,8 +187,10 @@ class TaskRepository:
         result = self._read_once(relative, path)
         still_reads = 0
         for _ in range(_SETTLE_TRIES):
-            if result is None or not _looks_torn(result) or still_reads >= _STILL_READS:
+            if result is None or not _looks_torn(result):
                 break
+            if result.stamp[1] and still_reads >= _STILL_READS:
+                break  # not empty, and no longer changing: broken, not mid-rewrite
             time.sleep(_SETTLE_PAUSE)
             again = self._read_once(relative, path)
             still_reads = (
@@ -342,7 +344,8 @@ class TaskRepository:
                 codec.from_bytes(seen.data, relative)
                 return seen, text
             except (ParseError, UnicodeDecodeError) as exc:
-                if attempt == _SETTLE_TRIES or not _is_fresh(seen.stamp):
+                patience = _STILL_READS if seen.data else _SETTLE_TRIES
+                if attempt >= patience or not _is_fresh(seen.stamp):
                     raise ParseError(relative, _reason(exc)) from exc
             time.sleep(_SETTLE_PAUSE)
         raise AssertionError("unreachable")  # pragma: no cover

@@ -80,7 +80,7 @@ class ServerProcess:
         """A tool's result: `structuredContent` on success, else {"error": code}."""
         result = self.answer(self.start_call(tool, arguments))["result"]
         if result.get("isError"):
-            return {"error": _error_code(result)}
+            return {"error": _error_code(result), "message": result["content"][0]["text"]}
         return dict(result["structuredContent"])
 
     def kill(self) -> None:

@@ -40,6 +40,7 @@ class Client(threading.Thread):
         self.root, self.number = root, number
         self.acked: list[tuple[str, str]] = []
         self.answers: Counter[str] = Counter()
+        self.messages: list[str] = []  # of errors other than CONFLICT
         self.failure: BaseException | None = None
 
     def run(self) -> None:
@@ -65,6 +66,8 @@ class Client(threading.Thread):
                 expected_modified=task["file_modified"],
             )
             self.answers["update_task " + done.get("error", "ok")] += 1
+            if done.get("error") not in (None, "CONFLICT"):
+                self.messages.append(done["message"])
             if "error" not in done:
                 self.acked.append((task_id, tag))
                 return
@@ -114,6 +117,7 @@ def test_servers_and_an_editor_on_one_tree_lose_no_write_and_no_save(tmp_path: P
         f"({report['counts']}), lost {len(lost_saves)}; answers {dict(sorted(answers.items()))}"
     )
     assert (lost_writes, lost_saves) == ([], [])
+    assert [m for c in clients for m in c.messages] == []
     assert acked == SERVERS * WRITES
     assert {k for k in answers if k.startswith("get_task")} == {"get_task ok"}
     assert leftovers(root) == []
