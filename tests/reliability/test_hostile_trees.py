@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcp import Client
 
 from storage import cache
 from storage.errors import PathOutsideRoot
@@ -21,6 +22,7 @@ from storage.repository import TaskRepository
 from tasks_server.bots.state import WorkflowState
 from tasks_server.bots.store import StateFile, state_path
 from tests.conftest import REPO, write
+from tests.tasks_server.conftest import fail, make_server
 
 TASK = "---\nid: {id}\ntitle: {title}\nstatus: active\n---\nBody of {id}.\n"
 
@@ -161,3 +163,25 @@ def test_an_oversized_ignore_file_is_a_load_problem_not_a_read(root: Path) -> No
     table = TaskRepository(root, max_bytes=1000).scan()
     assert [(p.path, p.kind) for p in table.problems()] == [(".tasksignore", "too_large")]
     assert [t.id for t in table.tasks()] == ["a"]
+
+
+@pytest.mark.anyio
+async def test_tools_refuse_to_write_through_linked_server_folders(
+    root: Path, outside: Path
+) -> None:
+    (root / ".trash").symlink_to(outside)
+    (root / ".tasks-index").symlink_to(outside)
+    server = make_server(root)
+    try:
+        async with Client(server) as client:
+            deleted = await fail(client, "delete_task", task_id="a")
+            split = await fail(client, "decompose_task", task_id="a", children=[{"title": "C"}])
+    finally:
+        server.context.close()
+    assert (deleted["error"]["code"], split["error"]["code"]) == (
+        "PATH_OUTSIDE_ROOT",
+        "PATH_OUTSIDE_ROOT",
+    )
+    assert "symlink" in deleted["error"]["message"]
+    assert list(outside.iterdir()) == []
+    assert sorted(p.name for p in (root / "p/tasks").iterdir()) == ["a.md"]
