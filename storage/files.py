@@ -47,6 +47,7 @@ __all__ = [
     "locked",
     "make_folders",
     "next_mtime",
+    "read_bounded",
     "read_regular",
     "read_seen",
     "replace_checked",
@@ -58,7 +59,7 @@ __all__ = [
 ]
 
 TEMP_SUFFIX = ".tasks-tmp"
-_LEGACY_TEMP = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")  # `tempfile.mkstemp` names of before
+_LEGACY_TEMP = re.compile(r"\..+\.(md|json)\.[a-z0-9_]{8}\.tmp")  # our `mkstemp` names of before
 GITIGNORE = "# written by tasks-server: its own files, never to be committed\n*\n"
 
 
@@ -167,13 +168,13 @@ def read_regular(path: Path, limit: int) -> bytes | str:
             return "not a regular file"
         if st.st_size > limit:
             return f"{st.st_size} bytes, over the {limit}-byte limit"
-        data = _read_bounded(fd, st.st_size, limit)
+        data = read_bounded(fd, st.st_size, limit)
     finally:
         os.close(fd)
     return data if len(data) <= limit else f"grew past the {limit}-byte limit"
 
 
-def _read_bounded(fd: int, size: int, limit: int) -> bytes:
+def read_bounded(fd: int, size: int, limit: int) -> bytes:
     """From the current offset to the end, or `limit` + 1 bytes: whichever comes first.
     One read when the file still has the `size` its fstat gave."""
     chunks = [os.read(fd, min(size, limit) + 1)]
@@ -315,7 +316,7 @@ def read_seen(fd: int, path: Path, limit: int) -> Seen:
     """What an open file holds now (at most `limit` + 1 bytes)."""
     st = os.fstat(fd)
     os.lseek(fd, 0, os.SEEK_SET)
-    data = _read_bounded(fd, st.st_size, limit) if stat.S_ISREG(st.st_mode) else b""
+    data = read_bounded(fd, st.st_size, limit) if stat.S_ISREG(st.st_mode) else b""
     return Seen(st.st_ino, (st.st_mtime_ns, st.st_size), stat.S_IMODE(st.st_mode), data)
 
 

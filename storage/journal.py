@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from storage.errors import StorageError
 from storage.files import (
     DEFAULT_MODE,
     Changed,
@@ -39,6 +40,7 @@ from storage.files import (
     inside_root,
     make_folders,
     next_mtime,
+    read_bounded,
     server_folder,
     still,
 )
@@ -170,7 +172,7 @@ class Journal:
         try:
             steps = _read_record(fd)
             if steps is not None and _same_inode(fd, path):
-                with contextlib.suppress(OSError):
+                with contextlib.suppress(OSError, StorageError):  # a hostile record: dropped
                     self._apply(txid, steps)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
@@ -250,7 +252,7 @@ def _fill_record(fd: int, steps: Sequence[_Step]) -> None:
 
 def _read_record(fd: int) -> list[_Step] | None:
     """The steps of a committed record; None for one not committed (or not ours)."""
-    data = os.read(fd, _RECORD_LIMIT)
+    data = read_bounded(fd, os.fstat(fd).st_size, _RECORD_LIMIT)
     try:
         payload = json.loads(data)
         return [_step_of(item) for item in payload["steps"]]

@@ -185,3 +185,15 @@ async def test_tools_refuse_to_write_through_linked_server_folders(
     assert "symlink" in deleted["error"]["message"]
     assert list(outside.iterdir()) == []
     assert sorted(p.name for p in (root / "p/tasks").iterdir()) == ["a.md"]
+
+
+def test_a_journal_record_naming_a_path_outside_the_root_is_dropped(
+    root: Path, outside: Path
+) -> None:
+    steps = [{"kind": "create", "target": f"../{outside.name}/x.md", "ino": 0}]
+    record = {"version": 1, "steps": steps}
+    write(root, ".tasks-index/journal/0123456789abcdef.json", json.dumps(record))
+    write(outside, ".x.md.0123456789abcdef.tasks-journal", TASK.format(id="x", title="X"))
+    assert [t.id for t in TaskRepository(root).scan().tasks()] == ["a"]
+    assert not (outside / "x.md").exists()
+    assert list((root / ".tasks-index/journal").iterdir()) == []
