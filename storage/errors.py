@@ -11,6 +11,7 @@
     ├── DuplicateId(task_id, paths)
     ├── AlreadyExists(path)
     ├── TooLarge(path, size, limit)   a write over the file size cap, refused before writing
+    ├── WouldNotLoad(path, detail)    a write whose file would not read back as the task
     └── ImportFailed(source, detail)  an importer could not write its tree
 
 Bulk loading never raises these for one bad file: it returns the problems beside the tasks.
@@ -31,6 +32,7 @@ __all__ = [
     "TaskNotFound",
     "TooLarge",
     "UnsafeFolder",
+    "WouldNotLoad",
 ]
 
 
@@ -124,3 +126,13 @@ class TooLarge(StorageError):
         self.path = path
         self.size = size
         self.limit = limit
+
+
+class WouldNotLoad(StorageError):
+    """A write refused before its first byte: the file would not read back as a task (a
+    blank title, say), so the task would vanish from the index once written."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        super().__init__(f"{path} was not written: it would not read back as a task ({detail})")
+        self.path = path
+        self.detail = detail

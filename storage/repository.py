@@ -35,6 +35,7 @@ from storage.errors import (
     PathOutsideRoot,
     TaskNotFound,
     TooLarge,
+    WouldNotLoad,
 )
 from storage.files import (
     Changed,
@@ -352,16 +353,14 @@ class TaskRepository:
 
     def _checked(self, relative: str, text: str) -> bytes:
         """The bytes of a file about to be written, once they are known to read back as the
-        task: TooLarge over the size cap, ParseError if they would not read as a task."""
+        task: TooLarge over the size cap, WouldNotLoad if they would not read as a task."""
         data = text.encode()
         if len(data) > self.max_bytes:
             raise TooLarge(relative, len(data), self.max_bytes)
         result = _parse(relative, data, (0, len(data)))
         if result.task is None:
             detail = result.problem.message if result.problem else "it would have no title"
-            raise ParseError(
-                relative, f"refused: the file would not read back as a task ({detail})"
-            )
+            raise WouldNotLoad(relative, detail)
         return data
 
     def delete(self, relative: str) -> str:

@@ -18,10 +18,10 @@ from storage.errors import (
     AlreadyExists,
     Conflict,
     InvalidId,
-    ParseError,
     PathOutsideRoot,
     TaskNotFound,
     TooLarge,
+    WouldNotLoad,
 )
 from storage.files import Changed, Seen, read_seen, replace_checked
 from storage.journal import JournalWrite
@@ -351,7 +351,7 @@ def test_a_create_over_the_size_cap_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_a_create_that_would_not_read_back_as_a_task_writes_nothing(tmp_path: Path) -> None:
-    with pytest.raises(ParseError):
+    with pytest.raises(WouldNotLoad):
         TaskRepository(tmp_path).create(Task(id="a", title="", path=""))
     assert list(tmp_path.rglob("*.md")) == []
 
