@@ -4,8 +4,7 @@ paths that cannot leave the root, and folders of the server's own that no link c
 A write goes to a temporary file in the same folder, is fsynced, then renamed over the
 target (and the folder fsynced), so a reader sees the old file or the new one, never half.
 The new file keeps the old one's mode; a new file gets the mode `open()` would give it.
-A writer holds an `flock` on its temporary file until it is renamed, so a sweep (at start)
-removes only the temporary files of writers that died (`sweep_temps`).
+The temporary files, and the sweep of those dead writers left, are in `temps.py`.
 
 A lock is `flock` on the file itself (or, for a file not yet created, on its folder): the
 kernel drops it when the process dies, and nothing is created to be cleaned up.
@@ -24,8 +23,6 @@ import ctypes.util
 import errno
 import fcntl
 import os
-import re
-import secrets
 import stat
 import time
 from collections.abc import Iterator
@@ -33,17 +30,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from storage.errors import AlreadyExists, PathOutsideRoot, UnsafeFolder
+from storage.temps import temp_file
 
 __all__ = [
-    "DEFAULT_MODE",
-    "TEMP_SUFFIX",
     "Changed",
     "Seen",
     "atomic_create",
     "atomic_write",
     "exchange",
+    "fsync_dir",
     "inside_root",
-    "is_temp_name",
+    "is_server_folder_safe",
     "locked",
     "make_folders",
     "next_mtime",
@@ -54,12 +51,8 @@ __all__ = [
     "server_folder",
     "stamp_of",
     "still",
-    "sweep_one",
-    "sweep_temps",
 ]
 
-TEMP_SUFFIX = ".tasks-tmp"
-_LEGACY_TEMP = re.compile(r"\..+\.(md|json)\.[a-z0-9_]{8}\.tmp")  # our `mkstemp` names of before
 GITIGNORE = "# written by tasks-server: its own files, never to be committed\n*\n"
 
 
@@ -185,96 +178,6 @@ def read_bounded(fd: int, size: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-# --- temporary files ---------------------------------------------------------------------
-
-
-def _umask() -> int:
-    """This process's umask, read without changing it where Linux allows."""
-    with contextlib.suppress(OSError, ValueError):
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-DEFAULT_MODE = 0o666 & ~_umask()  # the mode `open(path, "w")` gives a new file
-
-
-def _new_temp(path: Path) -> tuple[Path, int]:
-    """A new locked temporary file beside `path`; retried if a sweep took it first."""
-    while True:
-        temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
-        fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        if os.fstat(fd).st_nlink:
-            return temp, fd
-        os.close(fd)  # a sweep unlinked it between our create and our lock
-
-
-def _fill(fd: int, data: bytes, mode: int) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-    os.fchmod(fd, mode)
-    os.fsync(fd)
-
-
-@contextlib.contextmanager
-def _temp(path: Path, data: bytes, mode: int | None) -> Iterator[Path]:
-    """A fsynced, locked temporary file holding `data`; removed after unless renamed."""
-    temp, fd = _new_temp(path)
-    try:
-        _fill(fd, data, DEFAULT_MODE if mode is None else mode)
-        yield temp
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            if os.stat(temp, follow_symlinks=False).st_ino == os.fstat(fd).st_ino:
-                os.unlink(temp)
-        os.close(fd)
-
-
-def is_temp_name(name: str) -> bool:
-    """True for the name of a temporary file a writer of ours makes (now or before)."""
-    return name.startswith(".") and (
-        name.endswith(TEMP_SUFFIX) or _LEGACY_TEMP.fullmatch(name) is not None
-    )
-
-
-def sweep_temps(folder: Path) -> int:
-    """Remove the temporary files of dead writers in `folder` (those no writer holds
-    locked); returns how many were removed."""
-    try:
-        names = [n for n in os.listdir(folder) if is_temp_name(n)]
-    except OSError:
-        return 0
-    return sum(sweep_one(folder / name) for name in names)
-
-
-def sweep_one(path: Path) -> bool:
-    """Remove one temporary file if no live writer holds it; True when removed."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return False
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False  # a live writer's
-        if os.stat(path, follow_symlinks=False).st_ino != os.fstat(fd).st_ino:
-            return False
-        os.unlink(path)
-        return True
-    except FileNotFoundError:
-        return False
-    finally:
-        os.close(fd)
-
-
 def fsync_dir(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -296,7 +199,7 @@ def _mode_of(path: Path) -> int | None:
 def atomic_write(path: Path, data: bytes) -> None:
     """Replace (or create) `path` with `data` atomically, keeping its mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _temp(path, data, _mode_of(path)) as temp:
+    with temp_file(path, data, _mode_of(path)) as temp:
         os.replace(temp, path)
     fsync_dir(path.parent)
 
@@ -304,7 +207,7 @@ def atomic_write(path: Path, data: bytes) -> None:
 def atomic_create(path: Path, data: bytes) -> None:
     """Create `path` with `data` atomically; AlreadyExists if a file is there."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _temp(path, data, None) as temp:
+    with temp_file(path, data, None) as temp:
         try:
             os.link(temp, path)
         except FileExistsError as exc:
@@ -343,7 +246,7 @@ def next_mtime(seen: Seen) -> int:
 def replace_checked(path: Path, data: bytes, seen: Seen) -> None:
     """Replace `path` (which the caller read as `seen`) with `data`, unless it changed:
     Changed then, and the file is left as the other writer made it."""
-    with _temp(path, data, seen.mode) as temp:
+    with temp_file(path, data, seen.mode) as temp:
         os.utime(temp, ns=(next_mtime(seen),) * 2)
         if not still(path, seen):
             raise Changed(str(path))

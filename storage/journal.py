@@ -33,7 +33,6 @@ from typing import Literal
 
 from storage.errors import StorageError
 from storage.files import (
-    DEFAULT_MODE,
     Changed,
     Seen,
     fsync_dir,
@@ -44,6 +43,7 @@ from storage.files import (
     server_folder,
     still,
 )
+from storage.temps import DEFAULT_MODE
 
 __all__ = ["JOURNAL", "Journal", "JournalWrite", "is_journal_temp"]
 

@@ -6,7 +6,11 @@ load: it becomes a `Problem` beside the tasks.
 
 Writing: new tasks go to `<root>/<project>/tasks/<id>-<slug>.md` (or `<root>/inbox/`); an
 existing task is updated in place, changing only the lines of the keys that change; a
-delete moves the file to `<root>/.trash/`. Every write is atomic and locked (`files.py`).
+delete moves the file to `<root>/.trash/`. Every write is atomic and locked (`files.py`),
+checked before its first byte (`reading.checked_bytes`), and a batch of files is all or
+nothing even across a crash (`journal.py`). Opening a repository finishes the batches of
+writers that died and sweeps their temporary files (`temps.py`); the server's own folders
+(`.trash`, `.tasks-index`) are never followed through a link out of the root.
 """
 
 from __future__ import annotations
@@ -17,25 +21,18 @@ import gc
 import os
 import re
 import secrets
-import stat
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from stat import S_ISREG
 
 from storage import codec
 from storage.errors import (
     AlreadyExists,
     Conflict,
     InvalidId,
-    NotATask,
-    ParseError,
     PathOutsideRoot,
     TaskNotFound,
-    TooLarge,
-    WouldNotLoad,
 )
 from storage.files import (
     Changed,
@@ -43,20 +40,23 @@ from storage.files import (
     atomic_create,
     inside_root,
     is_server_folder_safe,
-    is_temp_name,
     locked,
     make_folders,
-    read_regular,
-    read_seen,
     replace_checked,
     server_folder,
     stamp_of,
-    sweep_one,
-    sweep_temps,
 )
 from storage.journal import INDEX_FOLDER, Journal, JournalWrite, is_journal_temp
 from storage.model import Task, is_valid_id
-from storage.table import FileResult, FileTable, Problem, ProblemKind
+from storage.reading import (
+    checked_bytes,
+    problem_result,
+    read_for_update,
+    read_ignore_file,
+    read_task_file,
+)
+from storage.table import FileResult, FileTable
+from storage.temps import is_temp_name, sweep_one, sweep_temps
 
 __all__ = ["MAX_FILE_BYTES", "Survey", "TaskRepository", "mtime_of", "slugify"]
 
@@ -64,10 +64,6 @@ MAX_FILE_BYTES = 1024 * 1024
 IGNORE_FILE = ".tasksignore"
 TRASH = ".trash"
 WORKFLOW = ".workflow"
-_SETTLE_TRIES = 100  # reads of an empty file caught mid-rewrite, at most (0.5 s in all)
-_SETTLE_PAUSE = 0.005
-_STILL_READS = 3  # reads of an unparseable one, once it has stopped changing
-_FRESH_NS = 2_000_000_000  # "mid-rewrite" means modified in the last 2 s
 _SLUG_DROP = re.compile(r"[^a-z0-9]+")
 
 
@@ -105,7 +101,7 @@ class TaskRepository:
     ) -> None:
         self.root = root.resolve()
         self.max_bytes = max_bytes
-        patterns, self.ignore_problem = _read_ignore_file(self.root, max_bytes)
+        patterns, self.ignore_problem = read_ignore_file(self.root / IGNORE_FILE, max_bytes)
         self.exclude = tuple(exclude) + patterns
         self._root_str = str(self.root)
         self.journal = Journal(self.root)
@@ -176,51 +172,10 @@ class TaskRepository:
         try:
             path = inside_root(self.root, relative)
         except PathOutsideRoot:
-            return _problem(relative, (0, 0), "unsafe_path", "symlink leaves the root")
+            return problem_result(relative, (0, 0), "unsafe_path", "symlink leaves the root")
         except (OSError, RuntimeError) as exc:  # a symlink loop, a folder we may not enter
-            return _problem(relative, (0, 0), "unreadable", f"cannot resolve the path: {exc}")
-        return self._read_file(relative, str(path))
-
-    def _read_file(self, relative: str, path: str) -> FileResult | None:
-        """The file's result; a file caught mid-rewrite (empty or unparseable, and modified
-        in the last moments: an editor truncating and rewriting in place) is read again, a
-        few times, until it parses or stops changing."""
-        result = self._read_once(relative, path)
-        still_reads = 0
-        for _ in range(_SETTLE_TRIES):
-            if result is None or not _looks_torn(result):
-                break
-            if result.stamp[1] and still_reads >= _STILL_READS:
-                break  # not empty, and no longer changing: broken, not mid-rewrite
-            time.sleep(_SETTLE_PAUSE)
-            again = self._read_once(relative, path)
-            still_reads = (
-                still_reads + 1 if again is not None and again.stamp == result.stamp else 0
-            )
-            result = again
-        return result
-
-    def _read_once(self, relative: str, path: str) -> FileResult | None:
-        """One open, one fstat, one read: the stamp and the bytes come from the same open
-        file (half the time of `stat` then `open().read()`)."""
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a pipe must not hang the load
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            return _problem(relative, (0, 0), "unreadable", f"cannot open: {exc.strerror}")
-        try:
-            stat = os.fstat(fd)
-            stamp = (stat.st_mtime_ns, stat.st_size)
-            if not S_ISREG(stat.st_mode):
-                return _problem(relative, stamp, "unreadable", "not a regular file")
-            if stat.st_size > self.max_bytes:
-                message = f"file is {stat.st_size} bytes, over the {self.max_bytes}-byte limit"
-                return _problem(relative, stamp, "too_large", message)
-            data = _read_all(fd, stat.st_size)
-        finally:
-            os.close(fd)
-        return _parse(relative, data, stamp)
+            return problem_result(relative, (0, 0), "unreadable", f"cannot resolve the path: {exc}")
+        return read_task_file(relative, str(path), self.max_bytes)
 
     def survey(self, known: Mapping[str, FileResult]) -> Survey:
         """Walk the tree and stat each file against `known` results (from the cache, or the
@@ -247,7 +202,7 @@ class TaskRepository:
                 read = (
                     self.read(item)
                     if item in survey.links
-                    else self._read_file(item, self._root_str + "/" + item)
+                    else read_task_file(item, self._root_str + "/" + item, self.max_bytes)
                 )
                 if read is not None:  # gone since the walk
                     results.append(read)
@@ -289,10 +244,15 @@ class TaskRepository:
     def create(self, task: Task) -> FileResult:
         """Write a new task file (never over an existing one)."""
         self.recover()
-        relative = self.path_for_new(task)
-        path = inside_root(self.root, relative)
-        atomic_create(path, self._checked(relative, codec.dumps(replace(task, path=relative))))
+        relative, data = self._new_file(task)
+        atomic_create(inside_root(self.root, relative), data)
         return self._reread(relative)
+
+    def _new_file(self, task: Task) -> tuple[str, bytes]:
+        """Where a new task goes, and its checked bytes."""
+        relative = self.path_for_new(task)
+        text = codec.dumps(replace(task, path=relative))
+        return relative, checked_bytes(relative, self.max_bytes, text)
 
     def update(
         self,
@@ -307,16 +267,17 @@ class TaskRepository:
         `expected_modified` is the file's modification time as the caller last read it:
         when the file's time is not that any more, nothing is written and Conflict is raised
         (our writes stamp times to the microsecond, always forward, so two writes in one
-        clock tick still differ). So is
-        it when the file changes between our read and our rename (an editor's save, which
-        takes no lock): the save is kept, never overwritten.
+        clock tick still differ). Conflict too when the file changes between our read and
+        our rename (an editor's save, which takes no lock): the save is kept, never lost.
         """
         self.recover()
         path = self._existing(relative)
         with locked(path) as fd:
-            seen, text = self._read_locked(relative, path, fd)
+            seen, text = read_for_update(relative, path, fd, self.max_bytes)
             _check_expected(relative, seen, expected_modified)
-            data = self._checked(relative, codec.update_text(text, changes, relative, body=body))
+            data = checked_bytes(
+                relative, self.max_bytes, codec.update_text(text, changes, relative, body=body)
+            )
             try:
                 replace_checked(path, data, seen)
             except Changed as exc:
@@ -328,40 +289,6 @@ class TaskRepository:
         if not os.path.lexists(path):
             raise TaskNotFound(relative)
         return path
-
-    def _read_locked(self, relative: str, path: Path, fd: int | None) -> tuple[Seen, str]:
-        """The file as it is under our lock, and its text; a file mid-rewrite by an editor
-        (empty, or not parseable yet, and just modified) is read again, a few times."""
-        if fd is None:
-            raise TaskNotFound(relative)
-        for attempt in range(_SETTLE_TRIES + 1):
-            seen = read_seen(fd, path, self.max_bytes)
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise ParseError(relative, "not a regular file")
-            if len(seen.data) > self.max_bytes:
-                raise TooLarge(relative, len(seen.data), self.max_bytes)
-            try:
-                text = seen.data.decode("utf-8")
-                codec.from_bytes(seen.data, relative)
-                return seen, text
-            except (ParseError, UnicodeDecodeError) as exc:
-                patience = _STILL_READS if seen.data else _SETTLE_TRIES
-                if attempt >= patience or not _is_fresh(seen.stamp):
-                    raise ParseError(relative, _reason(exc)) from exc
-            time.sleep(_SETTLE_PAUSE)
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _checked(self, relative: str, text: str) -> bytes:
-        """The bytes of a file about to be written, once they are known to read back as the
-        task: TooLarge over the size cap, WouldNotLoad if they would not read as a task."""
-        data = text.encode()
-        if len(data) > self.max_bytes:
-            raise TooLarge(relative, len(data), self.max_bytes)
-        result = _parse(relative, data, (0, len(data)))
-        if result.task is None:
-            detail = result.problem.message if result.problem else "it would have no title"
-            raise WouldNotLoad(relative, detail)
-        return data
 
     def delete(self, relative: str) -> str:
         """Move a task file into `<root>/.trash/` (kept, never lost); returns where it went.
@@ -399,7 +326,7 @@ class TaskRepository:
             for relative in targets:
                 path = self._existing(relative)
                 fd = stack.enter_context(locked(path))
-                seen[relative] = self._read_locked(relative, path, fd)
+                seen[relative] = read_for_update(relative, path, fd, self.max_bytes)
             writes += self._updated(updates, seen)
             try:
                 self.journal.commit(writes)
@@ -409,12 +336,10 @@ class TaskRepository:
         return [self._reread(write.relative) for write in writes]
 
     def _new_write(self, task: Task) -> JournalWrite:
-        relative = self.path_for_new(task)
+        relative, data = self._new_file(task)
         if os.path.lexists(inside_root(self.root, relative)):
             raise AlreadyExists(relative)
-        return JournalWrite(
-            relative, self._checked(relative, codec.dumps(replace(task, path=relative)))
-        )
+        return JournalWrite(relative, data)
 
     def _updated(
         self,
@@ -426,7 +351,7 @@ class TaskRepository:
         for relative, changes in updates:
             texts[relative] = codec.update_text(texts[relative], changes, relative)
         return [
-            JournalWrite(relative, self._checked(relative, text), seen[relative][0])
+            JournalWrite(relative, checked_bytes(relative, self.max_bytes, text), seen[relative][0])
             for relative, text in texts.items()
         ]
 
@@ -479,71 +404,9 @@ def _conflict(relative: str, seen: Seen, path: Path) -> Conflict:
     return Conflict(relative, mtime_of(seen.stamp).isoformat(), actual)
 
 
-def _is_fresh(stamp: tuple[int, int]) -> bool:
-    """True for a file modified in the last moments: maybe mid-rewrite by an editor."""
-    return abs(time.time_ns() - stamp[0]) < _FRESH_NS
-
-
-def _reason(exc: Exception) -> str:
-    return exc.detail if isinstance(exc, ParseError) else "not UTF-8 text"
-
-
 def _stamp_of_entry(entry: os.DirEntry[str]) -> tuple[int, int] | None:
     try:
         stat = entry.stat()
     except FileNotFoundError:
         return None  # deleted since the folder was listed: read (and find it gone)
     return stat.st_mtime_ns, stat.st_size
-
-
-def _problem(relative: str, stamp: tuple[int, int], kind: ProblemKind, message: str) -> FileResult:
-    return FileResult(relative, stamp, problem=Problem(relative, kind, message))
-
-
-def _read_all(fd: int, size: int) -> bytes:
-    """The whole file; one read when it still has the `size` its fstat gave."""
-    data = os.read(fd, size + 1)
-    if len(data) == size:
-        return data
-    chunks = [data]
-    while chunks[-1]:  # it grew since, or the read came back short: read to the end
-        chunks.append(os.read(fd, 1 << 16))
-    return b"".join(chunks)
-
-
-def _parse(relative: str, data: bytes, stamp: tuple[int, int]) -> FileResult:
-    try:
-        task = codec.from_bytes(data, relative)
-    except NotATask:
-        return FileResult(relative, stamp)
-    except ParseError as exc:
-        kind: ProblemKind = "not_utf8" if "UTF-8" in exc.detail else "parse_error"
-        return _problem(relative, stamp, kind, exc.detail)
-    return FileResult(relative, stamp, task=task)
-
-
-def _looks_torn(result: FileResult) -> bool:
-    """Empty or unparseable, and modified in the last moments."""
-    problem = result.problem
-    torn = result.stamp[1] == 0 or (
-        problem is not None and problem.kind in ("parse_error", "not_utf8")
-    )
-    return torn and _is_fresh(result.stamp)
-
-
-def _read_ignore_file(root: Path, limit: int) -> tuple[tuple[str, ...], FileResult | None]:
-    """The patterns of `<root>/.tasksignore`, or none and the problem with it (a link, a
-    pipe, a device, over the size cap, not UTF-8): never a hang, never an unbounded read."""
-    data = read_regular(root / IGNORE_FILE, limit)
-    if data == "missing":
-        return (), None
-    try:
-        if isinstance(data, str):
-            raise ValueError(data)
-        lines = data.decode("utf-8").splitlines()
-    except ValueError as exc:  # UnicodeDecodeError too
-        kind: ProblemKind = "too_large" if "limit" in str(exc) else "unreadable"
-        message = f"{IGNORE_FILE} not used ({exc}): no paths are ignored"
-        return (), _problem(IGNORE_FILE, (0, 0), kind, message)
-    patterns = (line.strip() for line in lines)
-    return tuple(p for p in patterns if p and not p.startswith("#")), None

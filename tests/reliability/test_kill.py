@@ -4,8 +4,10 @@ next server has started (every child of a decompose or none, every task of a
 complete_tasks done or none) and holds no temp file or journal record.
 
 The kill point: once the batch's first file appears on disk (a journal record, or a temp
-file in the project's folder), a seeded random delay of up to `SPREAD` seconds; set
-RELIABILITY_SEED to try other points. Figures are printed (`pytest -s`)."""
+file in the project's folder), a seeded random delay within the time a whole batch takes
+from there to its answer (measured on one batch first), so kills land before the commit
+point, between it and the last rename, and after; set RELIABILITY_SEED to try other
+points. Figures are printed (`pytest -s`)."""
 
 from __future__ import annotations
 
@@ -18,16 +20,15 @@ from pathlib import Path
 import pytest
 
 from storage import codec
-from storage.files import is_temp_name
 from storage.journal import JOURNAL, is_journal_temp
 from storage.model import Task
+from storage.temps import is_temp_name
 from tests.conftest import write
 from tests.reliability.stdio import ServerProcess
 
 SEED = int(os.environ.get("RELIABILITY_SEED", "20261122"))
 KILLS = 10
 CHILDREN = 8
-SPREAD = 0.02  # a batch of 8 files writes in a few ms to a few tens of ms here
 
 
 def tasks_on_disk(root: Path) -> list[Task]:
@@ -97,15 +98,28 @@ def _listing(root: Path) -> set[str]:
     return names | ({"journal:" + n for n in os.listdir(journal)} if journal.is_dir() else set())
 
 
-def _kill_during_write(server: ServerProcess, root: Path, delay: float) -> None:
-    """Kill the server `delay` seconds after its batch starts writing (or once it answered:
-    a batch refused before writing is a failure of the test's own set-up)."""
-    before = _listing(root)
+def _await_write(root: Path, before: set[str]) -> None:
+    """Return once a batch has put its first file on disk."""
     deadline = time.monotonic() + 60
     while _listing(root) == before and time.monotonic() < deadline:
-        time.sleep(0.0005)  # polling the folder for the first sign of the write
-    time.sleep(delay)  # the random kill point, not a wait for anything
-    server.kill()
+        time.sleep(0.0005)  # polling the folders for the first sign of the write
+
+
+def _write_time(server: ServerProcess, root: Path, batches: Batches) -> float:
+    """How long one acknowledged batch takes from its first file to its answer."""
+    tool, arguments = _batch(server, batches, 0)
+    before = _listing(root)
+    request = server.start_call(tool, arguments)
+    _await_write(root, before)
+    started = time.perf_counter()
+    assert "error" not in server.answer(request)["result"]["structuredContent"]
+    return time.perf_counter() - started
+
+
+def _committed(root: Path) -> bool:
+    """True when a journal record holds a committed batch (its steps written)."""
+    journal = root / JOURNAL
+    return journal.is_dir() and any(p.stat().st_size for p in journal.iterdir())
 
 
 @pytest.mark.slow
@@ -115,16 +129,21 @@ def test_a_server_killed_during_batches_leaves_every_batch_whole(tmp_path: Path)
     write(root, "kill/tasks/seed.md", "---\nid: seed\ntitle: Seed\n---\n")
     batches, tally = Batches(), Counter[str]()
     server = ServerProcess(root)
-    for run in range(KILLS):
+    window = _write_time(server, root, batches)
+    for run in range(1, KILLS + 1):
         tool, arguments = _batch(server, batches, run)
+        before = _listing(root)
         server.start_call(tool, arguments)
-        _kill_during_write(server, root, rng.uniform(0, SPREAD))
+        _await_write(root, before)
+        time.sleep(rng.uniform(0, window))  # the random kill point, not a wait for anything
+        server.kill()
         tally["kills"] += 1
         tally["kills that left a batch unfinished"] += bool(leftovers(root))
+        tally["kills after the commit point (rolled forward)"] += _committed(root)
         server = ServerProcess(root)  # the next start: recovers what the kill left
         outcome = batches.check(root)
         assert leftovers(root) == []
         assert server.call("get_index_stats")["problems"] == []
     server.close()
-    print(f"\nseed {SEED}: {dict(sorted((tally + outcome).items()))}")
+    print(f"\nseed {SEED}, write {window * 1000:.0f} ms: {dict(sorted((tally + outcome).items()))}")
     assert tally["kills"] == KILLS
