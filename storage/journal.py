@@ -174,7 +174,7 @@ class Journal:
             if steps is not None and _same_inode(fd, path):
                 with contextlib.suppress(OSError, StorageError):  # a hostile record: dropped
                     self._apply(txid, steps)
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(OSError):  # gone, or a read-only tree: tried again later
                 os.unlink(path)
         finally:
             os.close(fd)

@@ -382,7 +382,7 @@ class TaskRepository:
         if txid is None:
             sweep_one(self.root / relative)
         elif not self.journal.is_pending(txid):
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(OSError):  # gone, or a read-only tree
                 os.unlink(self.root / relative)
 
     def _reread(self, relative: str) -> FileResult:

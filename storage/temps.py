@@ -104,7 +104,7 @@ def sweep_one(path: Path) -> bool:
             return False
         os.unlink(path)
         return True
-    except FileNotFoundError:
+    except OSError:  # gone already, or a read-only tree: left as it is
         return False
     finally:
         os.close(fd)
