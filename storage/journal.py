@@ -103,6 +103,8 @@ class Journal:
                 for write in writes:
                     if write.seen is not None and not still(self.root / write.relative, write.seen):
                         raise Changed(write.relative)
+                for staged_folder in sorted({temp.parent for temp in staged}):
+                    fsync_dir(staged_folder)  # their names survive a power cut, not just a kill
                 _fill_record(fd, steps)
             except BaseException:  # before the commit point: as if nothing happened
                 for temp in staged:
