@@ -5,7 +5,10 @@ or problem read from it. A later load re-reads only the files whose stamp differ
 cache is an optimisation only: it is versioned, written atomically, and anything wrong
 with it (missing, corrupt, another version, another root) means a normal full read.
 JSON, not pickle: a task tree may come from anyone's git push, and loading it must never
-run code.
+run code. For the same reason the cache is read only from a regular file in a real folder
+(never through a link, never a pipe or a device) and only up to `MAX_CACHE_BYTES`; it is
+written only into a real `.tasks-index` folder, created with a `.gitignore` of `*` so that
+it stays out of `git status`.
 
 The rows are decoded by msgspec straight into the model's dataclasses, types checked on the
 way (2.5 times faster than `json` plus building the objects in Python). Only results that
@@ -31,13 +34,25 @@ from typing import Any
 
 import msgspec
 
-from storage.files import atomic_write
+from storage.errors import UnsafeFolder
+from storage.files import atomic_write, is_server_folder_safe, read_regular, server_folder
 from storage.table import FileResult
 
-__all__ = ["CACHE_FILE", "VERSION", "dumps", "is_storable", "load", "loads", "save"]
+__all__ = [
+    "CACHE_FILE",
+    "MAX_CACHE_BYTES",
+    "VERSION",
+    "dumps",
+    "is_storable",
+    "load",
+    "loads",
+    "save",
+]
 
 VERSION = 3
-CACHE_FILE = ".tasks-index/files.json"
+INDEX_FOLDER = ".tasks-index"
+CACHE_FILE = f"{INDEX_FOLDER}/files.json"
+MAX_CACHE_BYTES = 1 << 30  # 16 MB at 10k tasks: room for 100k and more
 _MINUTE = timedelta(minutes=1)
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -126,15 +141,23 @@ def loads(data: bytes, root: Path) -> dict[str, FileResult]:
 
 
 def save(root: Path, results: Iterable[FileResult]) -> None:
-    """Write the cache for `root` atomically (a reader sees the old cache or the new)."""
+    """Write the cache for `root` atomically (a reader sees the old cache or the new).
+    OSError when it cannot be written: a read-only root, or `.tasks-index` a link (never
+    written through)."""
+    try:
+        server_folder(root, INDEX_FOLDER)
+    except UnsafeFolder as exc:
+        raise OSError(str(exc)) from exc
     atomic_write(root / CACHE_FILE, dumps(root, results))
 
 
 def load(root: Path) -> dict[str, FileResult]:
-    """The cached files of `root` by path; empty when there is no usable cache."""
-    try:
-        data = (root / CACHE_FILE).read_bytes()
-    except OSError:
+    """The cached files of `root` by path; empty when there is no usable cache (none, a
+    corrupt one, or one that is a link, a pipe, a device or over the size cap)."""
+    if not is_server_folder_safe(root, INDEX_FOLDER):
+        return {}
+    data = read_regular(root / CACHE_FILE, MAX_CACHE_BYTES)
+    if isinstance(data, str):
         return {}
     was_enabled = gc.isenabled()
     gc.disable()  # tens of thousands of new objects, no cycles: spare the collector

@@ -6,9 +6,12 @@
     ├── TaskNotFound(task_id)
     ├── InvalidId(task_id)            an id that could name a path outside the root
     ├── PathOutsideRoot(path)
+    │   └── UnsafeFolder(path, detail) a folder to write in is a link (or not a folder)
     ├── Conflict(path, expected, actual)   the file changed since the caller read it
     ├── DuplicateId(task_id, paths)
     ├── AlreadyExists(path)
+    ├── TooLarge(path, size, limit)   a write over the file size cap, refused before writing
+    ├── WouldNotLoad(path, detail)    a write whose file would not read back as the task
     └── ImportFailed(source, detail)  an importer could not write its tree
 
 Bulk loading never raises these for one bad file: it returns the problems beside the tasks.
@@ -27,6 +30,9 @@ __all__ = [
     "PathOutsideRoot",
     "StorageError",
     "TaskNotFound",
+    "TooLarge",
+    "UnsafeFolder",
+    "WouldNotLoad",
 ]
 
 
@@ -94,4 +100,39 @@ class ImportFailed(StorageError):
     def __init__(self, source: str, detail: str) -> None:
         super().__init__(f"import of {source} failed: {detail}")
         self.source = source
+        self.detail = detail
+
+
+class UnsafeFolder(PathOutsideRoot):
+    """A folder the server writes in (`.trash`, `.tasks-index`, `.workflow`, or one on the
+    way to a task file) is a symlink or not a folder: writing there could leave the root."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        super().__init__(path)
+        self.args = (
+            f"{path} {detail}; the server writes only inside the task root: "
+            "replace it with a real folder (or remove it)",
+        )
+        self.detail = detail
+
+
+class TooLarge(StorageError):
+    """A write whose file would be over the size cap the loader applies (`too_large`)."""
+
+    def __init__(self, path: str, size: int, limit: int) -> None:
+        super().__init__(
+            f"{path} would be {size} bytes, over the {limit}-byte limit; nothing was written"
+        )
+        self.path = path
+        self.size = size
+        self.limit = limit
+
+
+class WouldNotLoad(StorageError):
+    """A write refused before its first byte: the file would not read back as a task (a
+    blank title, say), so the task would vanish from the index once written."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        super().__init__(f"{path} was not written: it would not read back as a task ({detail})")
+        self.path = path
         self.detail = detail

@@ -6,11 +6,16 @@ load: it becomes a `Problem` beside the tasks.
 
 Writing: new tasks go to `<root>/<project>/tasks/<id>-<slug>.md` (or `<root>/inbox/`); an
 existing task is updated in place, changing only the lines of the keys that change; a
-delete moves the file to `<root>/.trash/`. Every write is atomic and locked (`files.py`).
+delete moves the file to `<root>/.trash/`. Every write is atomic and locked (`files.py`),
+checked before its first byte (`reading.checked_bytes`), and a batch of files is all or
+nothing even across a crash (`journal.py`). Opening a repository finishes the batches of
+writers that died and sweeps their temporary files (`temps.py`); the server's own folders
+(`.trash`, `.tasks-index`) are never followed through a link out of the root.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import gc
 import os
@@ -20,27 +25,45 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from stat import S_ISREG
 
 from storage import codec
 from storage.errors import (
     AlreadyExists,
     Conflict,
     InvalidId,
-    NotATask,
-    ParseError,
     PathOutsideRoot,
     TaskNotFound,
 )
-from storage.files import atomic_create, atomic_write, inside_root, locked
+from storage.files import (
+    Changed,
+    Seen,
+    atomic_create,
+    inside_root,
+    is_server_folder_safe,
+    locked,
+    make_folders,
+    replace_checked,
+    server_folder,
+    stamp_of,
+)
+from storage.journal import INDEX_FOLDER, Journal, JournalWrite, is_journal_temp
 from storage.model import Task, is_valid_id
-from storage.table import FileResult, FileTable, Problem, ProblemKind
+from storage.reading import (
+    checked_bytes,
+    problem_result,
+    read_for_update,
+    read_ignore_file,
+    read_task_file,
+)
+from storage.table import FileResult, FileTable
+from storage.temps import is_temp_name, sweep_one, sweep_temps
 
 __all__ = ["MAX_FILE_BYTES", "Survey", "TaskRepository", "mtime_of", "slugify"]
 
 MAX_FILE_BYTES = 1024 * 1024
 IGNORE_FILE = ".tasksignore"
 TRASH = ".trash"
+WORKFLOW = ".workflow"
 _SLUG_DROP = re.compile(r"[^a-z0-9]+")
 
 
@@ -78,8 +101,13 @@ class TaskRepository:
     ) -> None:
         self.root = root.resolve()
         self.max_bytes = max_bytes
-        self.exclude = tuple(exclude) + _read_ignore_file(self.root / IGNORE_FILE)
+        patterns, self.ignore_problem = read_ignore_file(self.root / IGNORE_FILE, max_bytes)
+        self.exclude = tuple(exclude) + patterns
         self._root_str = str(self.root)
+        self.journal = Journal(self.root)
+        if self.root.is_dir():
+            self.recover()
+            self.sweep()
 
     # --- reading ---------------------------------------------------------------------
 
@@ -135,6 +163,8 @@ class TaskRepository:
             for entry in entries:
                 name = entry.name
                 if name.startswith("."):
+                    if is_temp_name(name) or is_journal_temp(name):
+                        self._sweep_stray(prefix + name, name)
                     continue
                 relative = prefix + name
                 if entry.is_dir(follow_symlinks=False):
@@ -148,37 +178,15 @@ class TaskRepository:
         try:
             path = inside_root(self.root, relative)
         except PathOutsideRoot:
-            return _problem(relative, (0, 0), "unsafe_path", "symlink leaves the root")
+            return problem_result(relative, (0, 0), "unsafe_path", "symlink leaves the root")
         except (OSError, RuntimeError) as exc:  # a symlink loop, a folder we may not enter
-            return _problem(relative, (0, 0), "unreadable", f"cannot resolve the path: {exc}")
-        return self._read_file(relative, str(path))
-
-    def _read_file(self, relative: str, path: str) -> FileResult | None:
-        """One open, one fstat, one read: the stamp and the bytes come from the same open
-        file (half the time of `stat` then `open().read()`)."""
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a pipe must not hang the load
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            return _problem(relative, (0, 0), "unreadable", f"cannot open: {exc.strerror}")
-        try:
-            stat = os.fstat(fd)
-            stamp = (stat.st_mtime_ns, stat.st_size)
-            if not S_ISREG(stat.st_mode):
-                return _problem(relative, stamp, "unreadable", "not a regular file")
-            if stat.st_size > self.max_bytes:
-                message = f"file is {stat.st_size} bytes, over the {self.max_bytes}-byte limit"
-                return _problem(relative, stamp, "too_large", message)
-            data = _read_all(fd, stat.st_size)
-        finally:
-            os.close(fd)
-        return _parse(relative, data, stamp)
+            return problem_result(relative, (0, 0), "unreadable", f"cannot resolve the path: {exc}")
+        return read_task_file(relative, str(path), self.max_bytes)
 
     def survey(self, known: Mapping[str, FileResult]) -> Survey:
         """Walk the tree and stat each file against `known` results (from the cache, or the
         table): which are still current and which must be read. No file is opened."""
-        found: list[FileResult | str] = []
+        found: list[FileResult | str] = [self.ignore_problem] if self.ignore_problem else []
         stale: list[str] = []
         links: set[str] = set()
         for relative, entry in self._walk():
@@ -200,7 +208,7 @@ class TaskRepository:
                 read = (
                     self.read(item)
                     if item in survey.links
-                    else self._read_file(item, self._root_str + "/" + item)
+                    else read_task_file(item, self._root_str + "/" + item, self.max_bytes)
                 )
                 if read is not None:  # gone since the walk
                     results.append(read)
@@ -241,10 +249,16 @@ class TaskRepository:
 
     def create(self, task: Task) -> FileResult:
         """Write a new task file (never over an existing one)."""
-        relative = self.path_for_new(task)
-        path = inside_root(self.root, relative)
-        atomic_create(path, codec.dumps(replace(task, path=relative)).encode())
+        self.recover()
+        relative, data = self._new_file(task)
+        atomic_create(inside_root(self.root, relative), data)
         return self._reread(relative)
+
+    def _new_file(self, task: Task) -> tuple[str, bytes]:
+        """Where a new task goes, and its checked bytes."""
+        relative = self.path_for_new(task)
+        text = codec.dumps(replace(task, path=relative))
+        return relative, checked_bytes(relative, self.max_bytes, text)
 
     def update(
         self,
@@ -257,40 +271,46 @@ class TaskRepository:
         """Change frontmatter keys (and the body, when given) of one file in place, locked.
 
         `expected_modified` is the file's modification time as the caller last read it:
-        when the file changed after that, nothing is written and Conflict is raised.
+        when the file's time is not that any more, nothing is written and Conflict is raised
+        (our writes stamp times to the microsecond, always forward, so two writes in one
+        clock tick still differ). Conflict too when the file changes between our read and
+        our rename (an editor's save, which takes no lock): the save is kept, never lost.
         """
-        path = inside_root(self.root, relative)
-        with locked(path):
-            text = self._current_text(relative, path, expected_modified)
-            atomic_write(path, codec.update_text(text, changes, relative, body=body).encode())
+        self.recover()
+        path = self._existing(relative)
+        with locked(path) as fd:
+            seen, text = read_for_update(relative, path, fd, self.max_bytes)
+            _check_expected(relative, seen, expected_modified)
+            data = checked_bytes(
+                relative, self.max_bytes, codec.update_text(text, changes, relative, body=body)
+            )
+            try:
+                replace_checked(path, data, seen)
+            except Changed as exc:
+                raise _conflict(relative, seen, path) from exc
         return self._reread(relative)
 
-    def _current_text(self, relative: str, path: Path, expected: datetime | None) -> str:
-        try:
-            stat = path.stat()
-            data = path.read_bytes()
-        except FileNotFoundError as exc:
-            raise TaskNotFound(relative) from exc
-        actual = mtime_of((stat.st_mtime_ns, stat.st_size))
-        if expected is not None and actual > expected:
-            raise Conflict(relative, expected.isoformat(), actual.isoformat())
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ParseError(relative, "not UTF-8 text") from exc
+    def _existing(self, relative: str) -> Path:
+        path = inside_root(self.root, relative)
+        if not os.path.lexists(path):
+            raise TaskNotFound(relative)
+        return path
 
     def delete(self, relative: str) -> str:
-        """Move a task file into `<root>/.trash/` (kept, never lost); returns where it went."""
-        path = inside_root(self.root, relative)
+        """Move a task file into `<root>/.trash/` (kept, never lost); returns where it went.
+        UnsafeFolder when `.trash` (or a folder in it) is a link: nothing leaves the root."""
+        self.recover()
+        path = self._existing(relative)
+        folder, name = relative.rpartition("/")[0], relative.rpartition("/")[2]
+        trash_folder = make_folders(server_folder(self.root, TRASH), folder)
         trash = f"{TRASH}/{relative}"
-        target = self.root / trash
-        if target.exists():
+        target = trash_folder / name
+        if os.path.lexists(target):
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
             trash = f"{TRASH}/{relative[:-3]}.{stamp}.md"
             target = self.root / trash
-        target.parent.mkdir(parents=True, exist_ok=True)
         with locked(path):
-            if not path.exists():
+            if not os.path.lexists(path):
                 raise TaskNotFound(relative)
             os.replace(path, target)
         return trash
@@ -298,37 +318,78 @@ class TaskRepository:
     def write_batch(
         self, creates: Sequence[Task], updates: Sequence[tuple[str, Mapping[str, object]]] = ()
     ) -> list[FileResult]:
-        """Create and update many files, all or nothing.
+        """Create and update many files, all or nothing, even across a crash (`journal.py`).
 
-        Every new text is prepared (and every target checked) before the first file is
-        touched; if a write fails part way, the files already written are restored.
+        Every new text is prepared and checked (ids, size cap, that it reads back) and every
+        file to update is locked and read before the first file is touched; a file that
+        changes under us before the commit point is a Conflict, and nothing is written.
         """
-        planned = [(self.path_for_new(task), task) for task in creates]
-        texts: list[tuple[str, bytes, bytes | None]] = []
-        for relative, task in planned:
-            if inside_root(self.root, relative).exists():
-                raise AlreadyExists(relative)
-            texts.append((relative, codec.dumps(replace(task, path=relative)).encode(), None))
-        for relative, changes in updates:
-            path = inside_root(self.root, relative)
-            old = self._current_text(relative, path, None)
-            texts.append(
-                (relative, codec.update_text(old, changes, relative).encode(), old.encode())
-            )
-        self._apply_all(texts)
-        return [self._reread(relative) for relative, _, _ in texts]
+        self.recover()
+        writes = [self._new_write(task) for task in creates]
+        targets = sorted({relative for relative, _ in updates})
+        with contextlib.ExitStack() as stack:
+            seen: dict[str, tuple[Seen, str]] = {}
+            for relative in targets:
+                path = self._existing(relative)
+                fd = stack.enter_context(locked(path))
+                seen[relative] = read_for_update(relative, path, fd, self.max_bytes)
+            writes += self._updated(updates, seen)
+            try:
+                self.journal.commit(writes)
+            except Changed as exc:
+                relative = str(exc)
+                raise _conflict(relative, seen[relative][0], self.root / relative) from exc
+        return [self._reread(write.relative) for write in writes]
 
-    def _apply_all(self, texts: list[tuple[str, bytes, bytes | None]]) -> None:
-        done: list[tuple[Path, bytes | None]] = []
-        try:
-            for relative, data, old in texts:
-                path = self.root / relative
-                (atomic_create if old is None else atomic_write)(path, data)
-                done.append((path, old))
-        except BaseException:
-            for path, old in reversed(done):
-                path.unlink(missing_ok=True) if old is None else atomic_write(path, old)
-            raise
+    def _new_write(self, task: Task) -> JournalWrite:
+        relative, data = self._new_file(task)
+        if os.path.lexists(inside_root(self.root, relative)):
+            raise AlreadyExists(relative)
+        return JournalWrite(relative, data)
+
+    def _updated(
+        self,
+        updates: Sequence[tuple[str, Mapping[str, object]]],
+        seen: Mapping[str, tuple[Seen, str]],
+    ) -> list[JournalWrite]:
+        """The new text of every updated file (a file named twice gets both changes)."""
+        texts = {relative: text for relative, (_, text) in seen.items()}
+        for relative, changes in updates:
+            texts[relative] = codec.update_text(texts[relative], changes, relative)
+        return [
+            JournalWrite(relative, checked_bytes(relative, self.max_bytes, text), seen[relative][0])
+            for relative, text in texts.items()
+        ]
+
+    # --- recovery --------------------------------------------------------------------
+
+    def recover(self) -> int:
+        """Finish (or drop) the batches of writers that died (`journal.py`); returns how
+        many were found. Cheap when there are none: one folder listing."""
+        return self.journal.recover()
+
+    def sweep(self) -> int:
+        """Remove the temporary files dead writers left in the server's own folders (those
+        in task folders go when a walk passes them); returns how many."""
+        removed = 0
+        for name in (INDEX_FOLDER, f"{INDEX_FOLDER}/journal", TRASH):
+            if is_server_folder_safe(self.root, name.split("/")[0]):
+                removed += sweep_temps(self.root / name)
+        if is_server_folder_safe(self.root, WORKFLOW) and (self.root / WORKFLOW).is_dir():
+            for folder in (self.root / WORKFLOW).iterdir():
+                if folder.is_dir() and not folder.is_symlink():
+                    removed += sweep_temps(folder)
+        return removed
+
+    def _sweep_stray(self, relative: str, name: str) -> None:
+        """A temp file met by a walk: removed if its writer is dead (a journal's temp file
+        only once its batch is over, replayed or dropped)."""
+        txid = is_journal_temp(name)
+        if txid is None:
+            sweep_one(self.root / relative)
+        elif not self.journal.is_pending(txid):
+            with contextlib.suppress(OSError):  # gone, or a read-only tree
+                os.unlink(self.root / relative)
 
     def _reread(self, relative: str) -> FileResult:
         result = self.read(relative)
@@ -337,45 +398,21 @@ class TaskRepository:
         return result
 
 
+def _check_expected(relative: str, seen: Seen, expected: datetime | None) -> None:
+    actual = mtime_of(seen.stamp)
+    if expected is not None and actual != expected:  # any change: earlier is possible too
+        raise Conflict(relative, expected.isoformat(), actual.isoformat())
+
+
+def _conflict(relative: str, seen: Seen, path: Path) -> Conflict:
+    now = stamp_of(path)
+    actual = mtime_of(now).isoformat() if now is not None else "deleted"
+    return Conflict(relative, mtime_of(seen.stamp).isoformat(), actual)
+
+
 def _stamp_of_entry(entry: os.DirEntry[str]) -> tuple[int, int] | None:
     try:
         stat = entry.stat()
     except FileNotFoundError:
         return None  # deleted since the folder was listed: read (and find it gone)
     return stat.st_mtime_ns, stat.st_size
-
-
-def _problem(relative: str, stamp: tuple[int, int], kind: ProblemKind, message: str) -> FileResult:
-    return FileResult(relative, stamp, problem=Problem(relative, kind, message))
-
-
-def _read_all(fd: int, size: int) -> bytes:
-    """The whole file; one read when it still has the `size` its fstat gave."""
-    data = os.read(fd, size + 1)
-    if len(data) == size:
-        return data
-    chunks = [data]
-    while chunks[-1]:  # it grew since, or the read came back short: read to the end
-        chunks.append(os.read(fd, 1 << 16))
-    return b"".join(chunks)
-
-
-def _parse(relative: str, data: bytes, stamp: tuple[int, int]) -> FileResult:
-    try:
-        task = codec.from_bytes(data, relative)
-    except NotATask:
-        return FileResult(relative, stamp)
-    except ParseError as exc:
-        kind: ProblemKind = "not_utf8" if "UTF-8" in exc.detail else "parse_error"
-        return _problem(relative, stamp, kind, exc.detail)
-    return FileResult(relative, stamp, task=task)
-
-
-def _read_ignore_file(path: Path) -> tuple[str, ...]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (FileNotFoundError, UnicodeDecodeError):
-        return ()
-    return tuple(
-        line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")
-    )

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import fields
 
-from storage.errors import AlreadyExists, ImportFailed, InvalidId, PathOutsideRoot
+from storage.errors import ImportFailed, StorageError
 from storage.model import Task, is_valid_id
 from storage.repository import TaskRepository
 
@@ -69,12 +69,14 @@ def labels(where: str, raw: object, builder: ReportBuilder) -> tuple[str, ...]:
 
 
 def write_tasks(repository: TaskRepository, tasks: Sequence[Task], source: str) -> None:
-    """Write every task in one `write_batch`, or none: ImportFailed when an id is already in
-    the tree or a target file already exists (nothing is written then)."""
+    """Write every task in one `write_batch`, or none, even across a crash (the batch is
+    journaled): ImportFailed when an id is already in the tree, a target file already
+    exists, or a file would not be written (too large, unreadable back, a linked folder);
+    nothing is written then."""
     _check_ids_free(repository, tasks, source)
     try:
         repository.write_batch(tasks)
-    except (AlreadyExists, InvalidId, PathOutsideRoot) as exc:
+    except StorageError as exc:
         raise ImportFailed(source, str(exc)) from exc
     except OSError as exc:
         raise ImportFailed(source, f"write failed, nothing kept: {exc}") from exc

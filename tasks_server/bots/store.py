@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from storage.files import atomic_write, locked
+from storage.files import atomic_write, locked, make_folders, server_folder
 from tasks_server.bots.state import Completion, WorkflowState
 
 __all__ = ["STATE_FILE", "Loaded", "StateFile", "parse_state", "state_path", "to_json"]
@@ -140,7 +140,8 @@ class StateFile:
         The lock is on the state's folder, which (unlike the file, replaced by rename on
         every write) is the same inode for every process that waits on it.
         """
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        root, folder = self.path.parents[2], self.path.parent  # <root>/.workflow/<bot>/
+        make_folders(server_folder(root, folder.parent.name), folder.name)  # never via a link
         with locked(self.path.parent):
             transaction = Transaction(self.read())
             yield transaction

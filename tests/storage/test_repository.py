@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import subprocess
 import sys
@@ -12,7 +14,17 @@ from pathlib import Path
 import pytest
 
 from storage import codec
-from storage.errors import AlreadyExists, Conflict, InvalidId, PathOutsideRoot, TaskNotFound
+from storage.errors import (
+    AlreadyExists,
+    Conflict,
+    InvalidId,
+    PathOutsideRoot,
+    TaskNotFound,
+    TooLarge,
+    WouldNotLoad,
+)
+from storage.files import Changed, Seen, read_seen, replace_checked
+from storage.journal import JournalWrite
 from storage.model import Task
 from storage.repository import TaskRepository, mtime_of
 from tests.conftest import REPO, write
@@ -308,3 +320,150 @@ def test_mtime_of_is_utc_and_precise_to_the_microsecond() -> None:
     moment = mtime_of((1_700_000_000_123_456_789, 10))
     assert moment == datetime(2023, 11, 14, 22, 13, 20, 123456, tzinfo=UTC)
     assert moment + timedelta(microseconds=1) > moment
+
+
+def test_update_keeps_the_file_mode(tmp_path: Path) -> None:
+    path = write(tmp_path, "a.md", TASK.format(id="a", title="A"))
+    path.chmod(0o644)
+    TaskRepository(tmp_path).update("a.md", {"status": "done"})
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_new_task_file_gets_the_mode_a_new_file_gets(tmp_path: Path) -> None:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    result = TaskRepository(tmp_path).create(Task(id="a", title="A", path=""))
+    assert (tmp_path / result.path).stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_an_update_over_the_size_cap_is_refused_and_the_file_kept(tmp_path: Path) -> None:
+    text = TASK.format(id="a", title="A")
+    path = write(tmp_path, "a.md", text)
+    with pytest.raises(TooLarge):
+        TaskRepository(tmp_path, max_bytes=1000).update("a.md", {}, body="x" * 2000)
+    assert path.read_text() == text
+
+
+def test_a_create_over_the_size_cap_writes_nothing(tmp_path: Path) -> None:
+    with pytest.raises(TooLarge):
+        TaskRepository(tmp_path, max_bytes=1000).create(Task(id="a", title="t" * 2000, path=""))
+    assert not (tmp_path / "inbox").exists() or list((tmp_path / "inbox").iterdir()) == []
+
+
+def test_a_create_that_would_not_read_back_as_a_task_writes_nothing(tmp_path: Path) -> None:
+    with pytest.raises(WouldNotLoad):
+        TaskRepository(tmp_path).create(Task(id="a", title="", path=""))
+    assert list(tmp_path.rglob("*.md")) == []
+
+
+def test_a_batch_with_one_oversized_file_writes_none(tmp_path: Path) -> None:
+    repo = TaskRepository(tmp_path, max_bytes=1000)
+    batch = [Task(id="a", title="A", path=""), Task(id="b", title="B", path="", body="x" * 2000)]
+    with pytest.raises(TooLarge):
+        repo.write_batch(batch)
+    assert list(tmp_path.rglob("*.md")) == []
+
+
+def test_a_batch_update_of_a_file_changed_before_the_commit_is_a_conflict(
+    tmp_path: Path,
+) -> None:
+    repo = TaskRepository(tmp_path)
+    write(tmp_path, "a.md", TASK.format(id="a", title="A"))
+    seen = read_seen_of(tmp_path / "a.md")
+    (tmp_path / "a.md").write_text(TASK.format(id="a", title="Edited"))
+    write_a = JournalWrite("a.md", TASK.format(id="a", title="Ours").encode(), seen)
+    with pytest.raises(Changed):
+        repo.journal.commit([write_a])
+    assert "Edited" in (tmp_path / "a.md").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".tasks-index", "a.md"]
+
+
+def read_seen_of(path: Path) -> Seen:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return read_seen(fd, path, 1 << 20)
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("how", ["in place", "by rename"])
+def test_an_editor_save_after_our_read_is_kept_and_our_write_refused(
+    tmp_path: Path, how: str
+) -> None:
+    path = write(tmp_path, "a.md", TASK.format(id="a", title="A"))
+    seen = read_seen_of(path)
+    editor = TASK.format(id="a", title="B")  # same size: only the bytes tell
+    if how == "in place":
+        path.write_text(editor)
+        os.utime(path, ns=(seen.stamp[0], seen.stamp[0]))  # and the same time
+    else:
+        (tmp_path / "a.md~").write_text(editor)
+        os.replace(tmp_path / "a.md~", path)
+    with pytest.raises(Changed):
+        replace_checked(path, TASK.format(id="a", title="Ours").encode(), seen)
+    assert path.read_text() == editor
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md"]
+
+
+def test_an_update_always_moves_the_modified_time_forward(tmp_path: Path) -> None:
+    repo = TaskRepository(tmp_path)
+    path = write(tmp_path, "a.md", TASK.format(id="a", title="A"))
+    ahead = path.stat().st_mtime_ns + 10_000_000_000  # a clock that ran ahead, or one tick
+    os.utime(path, ns=(ahead, ahead))
+    first = mtime_of(repo.update("a.md", {"status": "done"}).stamp)
+    second = mtime_of(repo.update("a.md", {"status": "active"}).stamp)
+    assert mtime_of((ahead, 0)) < first < second
+    with pytest.raises(Conflict):
+        repo.update("a.md", {"title": "Stale"}, expected_modified=first)
+
+
+def test_a_committed_batch_of_a_killed_writer_is_completed_at_the_next_open(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "a.md", TASK.format(id="a", title="A"))
+    record = tmp_path / ".tasks-index/journal/0123456789abcdef.json"
+    record.parent.mkdir(parents=True)
+    ino = (tmp_path / "a.md").stat().st_ino
+    steps = [
+        {"kind": "replace", "target": "a.md", "ino": ino},
+        {"kind": "create", "target": "p/b.md", "ino": 0},
+    ]
+    record.write_text(json.dumps({"version": 1, "steps": steps}))
+    write(tmp_path, "p/.b.md.0123456789abcdef.tasks-journal", TASK.format(id="b", title="B"))
+    write(tmp_path, ".a.md.0123456789abcdef.tasks-journal", TASK.format(id="a", title="New"))
+    tasks = {t.id: t.title for t in TaskRepository(tmp_path).scan().tasks()}
+    assert tasks == {"a": "New", "b": "B"}
+    assert leftovers(tmp_path) == []
+
+
+def test_an_uncommitted_batch_of_a_killed_writer_is_dropped_at_the_next_open(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "a.md", TASK.format(id="a", title="A"))
+    write(tmp_path, ".tasks-index/journal/0123456789abcdef.json", "")
+    write(tmp_path, "p/.b.md.0123456789abcdef.tasks-journal", TASK.format(id="b", title="B"))
+    write(tmp_path, "p/.c.md.x1y2z3w4.tasks-tmp", "half")
+    write(tmp_path, "p/.d.md.abc_1234.tmp", "half, from before")
+    tasks = {t.id: t.title for t in TaskRepository(tmp_path).scan().tasks()}
+    assert tasks == {"a": "A"}
+    assert leftovers(tmp_path) == []
+
+
+def test_a_live_writers_temp_file_is_never_swept(tmp_path: Path) -> None:
+    temp = write(tmp_path, "p/.b.md.x1y2z3w4.tasks-tmp", "being written")
+    fd = os.open(temp, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        TaskRepository(tmp_path).scan()
+        assert temp.exists()
+    finally:
+        os.close(fd)
+    TaskRepository(tmp_path).scan()
+    assert not temp.exists()
+
+
+def leftovers(root: Path) -> list[str]:
+    """Temp files and journal records anywhere in a tree."""
+    found = [p for p in root.rglob(".*") if p.is_file() and p.name != ".gitignore"]
+    found += list((root / ".tasks-index/journal").glob("*"))
+    return sorted(str(p.relative_to(root)) for p in found)

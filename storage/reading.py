@@ -1,0 +1,163 @@
+"""Reading one task file safely, and checking the bytes of one about to be written.
+
+A read is one open, one fstat and a read bounded by the size cap, of regular files only
+(a pipe never blocks, a device is never read). A file caught mid-rewrite, that is, empty
+or unparseable and modified in the last moments (an editor truncating and rewriting in
+place), is read again for a short while: an empty one for up to half a second, a broken
+one until it has stopped changing. A reader never answers from a half-written file.
+
+Before a write, `checked_bytes` makes sure the new bytes are under the size cap and read
+back as a task: a write that would make a task vanish is refused before its first byte.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+from storage import codec
+from storage.errors import NotATask, ParseError, TaskNotFound, TooLarge, WouldNotLoad
+from storage.files import Seen, read_bounded, read_regular, read_seen
+from storage.table import FileResult, Problem, ProblemKind
+
+__all__ = [
+    "checked_bytes",
+    "parse_result",
+    "problem_result",
+    "read_for_update",
+    "read_ignore_file",
+    "read_task_file",
+]
+
+_SETTLE_TRIES = 100  # reads of an empty file caught mid-rewrite, at most (0.5 s in all)
+_SETTLE_PAUSE = 0.005
+_STILL_READS = 3  # reads of an unparseable one, once it has stopped changing
+_FRESH_NS = 2_000_000_000  # "mid-rewrite" means modified in the last 2 s
+
+
+def read_task_file(relative: str, path: str, limit: int) -> FileResult | None:
+    """The file's result (None when it no longer exists); a file caught mid-rewrite is
+    read again until it parses or stops changing."""
+    result = _read_once(relative, path, limit)
+    still_reads = 0
+    for _ in range(_SETTLE_TRIES):
+        if result is None or not _looks_torn(result):
+            break
+        if result.stamp[1] and still_reads >= _STILL_READS:
+            break  # not empty, and no longer changing: broken, not mid-rewrite
+        time.sleep(_SETTLE_PAUSE)
+        again = _read_once(relative, path, limit)
+        still_reads = still_reads + 1 if again is not None and again.stamp == result.stamp else 0
+        result = again
+    return result
+
+
+def _read_once(relative: str, path: str, limit: int) -> FileResult | None:
+    """One open, one fstat, one read: the stamp and the bytes come from the same open
+    file (half the time of `stat` then `open().read()`)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a pipe must not hang the load
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return problem_result(relative, (0, 0), "unreadable", f"cannot open: {exc.strerror}")
+    try:
+        st = os.fstat(fd)
+        stamp = (st.st_mtime_ns, st.st_size)
+        if not stat.S_ISREG(st.st_mode):
+            return problem_result(relative, stamp, "unreadable", "not a regular file")
+        data = read_bounded(fd, st.st_size, limit) if st.st_size <= limit else b""
+    finally:
+        os.close(fd)
+    if st.st_size > limit or len(data) > limit:
+        message = f"file is {max(st.st_size, len(data))} bytes, over the {limit}-byte limit"
+        return problem_result(relative, stamp, "too_large", message)
+    return parse_result(relative, data, stamp)
+
+
+def read_for_update(relative: str, path: Path, fd: int | None, limit: int) -> tuple[Seen, str]:
+    """The locked file `fd` as it is now, and its text; a file mid-rewrite by an editor
+    is read again, as `read_task_file` does."""
+    if fd is None:
+        raise TaskNotFound(relative)
+    for attempt in range(_SETTLE_TRIES + 1):
+        seen = read_seen(fd, path, limit)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ParseError(relative, "not a regular file")
+        if len(seen.data) > limit:
+            raise TooLarge(relative, len(seen.data), limit)
+        try:
+            codec.from_bytes(seen.data, relative)
+            return seen, seen.data.decode("utf-8")
+        except ParseError:
+            patience = _STILL_READS if seen.data else _SETTLE_TRIES
+            if attempt >= patience or not _is_fresh(seen.stamp):
+                raise
+        time.sleep(_SETTLE_PAUSE)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def checked_bytes(relative: str, limit: int, text: str) -> bytes:
+    """The bytes of a file about to be written, once they are known to read back as a
+    task: TooLarge over the size cap, WouldNotLoad if they would not read as a task."""
+    data = text.encode()
+    if len(data) > limit:
+        raise TooLarge(relative, len(data), limit)
+    result = parse_result(relative, data, (0, len(data)))
+    if result.task is None:
+        detail = result.problem.message if result.problem else "it would have no title"
+        raise WouldNotLoad(relative, detail)
+    return data
+
+
+def problem_result(
+    relative: str, stamp: tuple[int, int], kind: ProblemKind, message: str
+) -> FileResult:
+    return FileResult(relative, stamp, problem=Problem(relative, kind, message))
+
+
+def parse_result(relative: str, data: bytes, stamp: tuple[int, int]) -> FileResult:
+    """A file's bytes as a result: a task, a problem, or neither (not a task)."""
+    try:
+        task = codec.from_bytes(data, relative)
+    except NotATask:
+        return FileResult(relative, stamp)
+    except ParseError as exc:
+        kind: ProblemKind = "not_utf8" if "UTF-8" in exc.detail else "parse_error"
+        return problem_result(relative, stamp, kind, exc.detail)
+    return FileResult(relative, stamp, task=task)
+
+
+def _is_fresh(stamp: tuple[int, int]) -> bool:
+    """True for a file modified in the last moments: maybe mid-rewrite by an editor."""
+    return abs(time.time_ns() - stamp[0]) < _FRESH_NS
+
+
+def _looks_torn(result: FileResult) -> bool:
+    """Empty or unparseable, and modified in the last moments."""
+    problem = result.problem
+    torn = result.stamp[1] == 0 or (
+        problem is not None and problem.kind in ("parse_error", "not_utf8")
+    )
+    return torn and _is_fresh(result.stamp)
+
+
+def read_ignore_file(path: Path, limit: int) -> tuple[tuple[str, ...], FileResult | None]:
+    """The patterns of an ignore file (one glob a line, `#` comments), or none and the
+    problem with it (a link, a pipe, a device, over the size cap, not UTF-8): never a
+    hang, never an unbounded read."""
+    data = read_regular(path, limit)
+    if data == "missing":
+        return (), None
+    try:
+        if isinstance(data, str):
+            raise ValueError(data)
+        lines = data.decode("utf-8").splitlines()
+    except ValueError as exc:  # UnicodeDecodeError too
+        kind: ProblemKind = "too_large" if "limit" in str(exc) else "unreadable"
+        message = f"{path.name} not used ({exc}): no paths are ignored"
+        return (), problem_result(path.name, (0, 0), kind, message)
+    patterns = (line.strip() for line in lines)
+    return tuple(p for p in patterns if p and not p.startswith("#")), None
