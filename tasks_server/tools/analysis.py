@@ -19,7 +19,7 @@ from graph.topology import ScoringFactors, TopologyRow
 from graph.windowing import window_lists
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
-from tasks_server.models import Envelope, Input, PageInfo
+from tasks_server.models import MAX_SINCE_DAYS, Envelope, Input, PageInfo
 from tasks_server.paging import Window, paginate
 from tasks_server.registry import tool
 from tasks_server.tools.structure import SignalsPage, signals_page
@@ -150,7 +150,9 @@ def get_tasks_with_topology(
 
 
 class GetReviewSnapshotInput(Input):
-    since_days: float = Field(1, ge=0, description="Window for changes_since, in days.")
+    since_days: float = Field(
+        1, ge=0, le=MAX_SINCE_DAYS, description="Window for changes_since, in days."
+    )
     limit: int = Field(
         50,
         ge=1,
