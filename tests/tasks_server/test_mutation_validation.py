@@ -10,8 +10,11 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp_types import Tool
 
-from tests.tasks_server.conftest import call, fail
+from tasks_server.models import MAX_ID_CHARS
+from tasks_server.registry import discover
+from tests.tasks_server.conftest import call, fail, make_server
 
 pytestmark = pytest.mark.anyio
 
@@ -168,3 +171,63 @@ async def test_a_huge_since_days_is_an_invalid_argument(
 async def test_a_century_of_since_days_is_answered(client: Client) -> None:
     data = await call(client, "get_review_snapshot", since_days=36_500)
     assert data["success"] is True
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("get_task", {"task_id": "t" * 10_000_000}),
+        ("get_children", {"task_id": "t" * 300}),
+        ("get_task_neighborhood", {"task_id": "t" * 300}),
+        ("get_task_tree", {"project": "p" * 300}),
+        ("list_tasks", {"project": "p" * 300}),
+        ("get_ready_tasks", {"project": "p" * 300}),
+        ("get_graph_metrics", {"scope": "project", "scope_id": "p" * 300}),
+    ],
+    ids=lambda value: value if isinstance(value, str) else ",".join(value),
+)
+async def test_queries_refuse_oversized_ids_and_projects_without_echoing_them(
+    client: Client, example_root: Path, tool: str, args: dict[str, Any]
+) -> None:
+    await refused(client, example_root, "INVALID_ARGUMENT", tool, **args)
+
+
+def types_of(field: dict[str, Any]) -> list[str]:
+    found = field.get("type", [])
+    return found if isinstance(found, list) else [found]
+
+
+ID_FIELDS = {"task_id", "task_ids", "parent_id", "parent", "project", "scope_id", "id", "order"}
+
+
+async def listed(root: Path, *tiers: str) -> list[Tool]:
+    """The tools of these tiers as tools/list shows them (bots declare their own inputs)."""
+    server = make_server(root)
+    async with Client(server) as session:
+        tools = (await session.list_tools()).tools
+    server.context.close()
+    tier_of = {spec.name: spec.tier for spec in discover()}
+    return [tool for tool in tools if tier_of.get(tool.name) in tiers]
+
+
+async def test_every_id_or_project_a_task_tool_takes_is_capped(example_root: Path) -> None:
+    for tool in await listed(example_root, "query", "mutation", "admin"):
+        for name, field in tool.input_schema.get("properties", {}).items():
+            value = field.get("items", field)
+            if name in ID_FIELDS and "string" in types_of(value):
+                limit = value.get("maxLength")
+                assert limit is not None and limit <= MAX_ID_CHARS, f"{tool.name}.{name}"
+
+
+async def test_every_string_and_list_a_write_takes_is_bounded(example_root: Path) -> None:
+    for tool in await listed(example_root, "mutation"):
+        schema = tool.input_schema
+        fields = [*schema.get("properties", {}).items()]
+        for definition in schema.get("$defs", {}).values():
+            fields += definition.get("properties", {}).items()
+        for name, field in fields:
+            types = types_of(field)
+            if "string" in types and "format" not in field:
+                assert "maxLength" in field, f"{tool.name}.{name}"
+            if "array" in types:
+                assert "maxItems" in field, f"{tool.name}.{name}"
