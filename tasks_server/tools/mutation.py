@@ -13,8 +13,6 @@ from pydantic import AwareDatetime, Field
 
 from graph.changes import ReadinessChanges, ReadinessProbe
 from graph.checklist import open_checklist_items
-from graph.index import would_create_cycle
-from storage import codec
 from storage.model import (
     DEFAULT_PRIORITY,
     DEFAULT_TYPE,
@@ -36,11 +34,22 @@ from tasks_server.models import (
     Title,
 )
 from tasks_server.registry import tool
-from tasks_server.views import TaskBrief, TaskView
+from tasks_server.tools._writes import (
+    SHOWN_CHARS,
+    ReadinessReport,
+    TaskWritten,
+    check_fits,
+    check_new_file,
+    check_refs,
+    projected_size,
+    raise_if_cycle,
+    readiness_counts,
+    shown,
+    written_view,
+)
+from tasks_server.views import TaskBrief
 
 TASK_ID = "Exact task id."
-SHOWN_CHARS = 80  # of a caller's value quoted in an error message
-BODY_SHOWN = 2000  # body characters a write's result shows (the rest is flagged, not lost)
 
 
 class TaskFieldsInput(Input):
@@ -70,57 +79,8 @@ class CreateTaskInput(TaskFieldsInput):
     id: NewIdArg | None = Field(None, description="Id to use; default <project or task>-<8 hex>.")
 
 
-class ReadinessReport(Envelope):
-    """What a write changed in readiness, through dependencies and ancestors alike."""
-
-    unblocked: list[str] = Field(
-        description="Tasks that became ready because of this write (new ones included)."
-    )
-    became_blocked: list[str] = Field(description="Tasks that became blocked by this write.")
-
-
-class TaskWritten(ReadinessReport):
-    task: TaskView = Field(description="The task as written (a long body is cut and flagged).")
-
-
 class CreateTaskOutput(TaskWritten):
     pass
-
-
-def _shown(value: str) -> str:
-    """`value` quoted for a message, cut to a bounded length."""
-    return repr(value[:SHOWN_CHARS] + ("..." if len(value) > SHOWN_CHARS else ""))
-
-
-def _check_refs(ctx: ServerContext, parent: str | None, deps: list[str] | None) -> None:
-    for ref in [parent, *(deps or [])]:
-        if ref is not None and ref not in ctx.index:
-            raise ToolFailure("TASK_NOT_FOUND", f"no task with id {_shown(ref)} to link to")
-
-
-def _check_fits(ctx: ServerContext, size: int, what: str) -> None:
-    """Refuse, before anything is written, a file the reader would refuse as too large."""
-    limit = ctx.live.repository.max_bytes
-    if size > limit:
-        raise ToolFailure(
-            "INVALID_ARGUMENT", f"{what} would be {size} bytes, over the {limit}-byte file limit"
-        )
-
-
-def _check_new_file(ctx: ServerContext, task: Task) -> None:
-    _check_fits(ctx, len(codec.dumps(task).encode()), f"the file of {_shown(task.title)}")
-
-
-def _raise_if_cycle(
-    ctx: ServerContext, task_id: str, parent: str | None, deps: list[str] | None
-) -> None:
-    cycle = would_create_cycle(ctx.index, task_id, parent=parent, depends_on=deps or ())
-    if cycle is not None:
-        raise cycle
-
-
-def _view(ctx: ServerContext, task_id: str) -> TaskView:
-    return ctx.view(ctx.index.require(task_id), "full", max_body_chars=BODY_SHOWN)
 
 
 def _set_fields(args: TaskFieldsInput) -> dict[str, object]:
@@ -163,14 +123,14 @@ def create_task(ctx: ServerContext, args: CreateTaskInput) -> CreateTaskOutput:
         task_id = args.id or repo.new_id(args.project, ctx.index.__contains__)
         if task_id in ctx.index:
             raise ToolFailure("ALREADY_EXISTS", f"a task with id {task_id!r} exists")
-        _check_refs(ctx, args.parent, args.depends_on)
-        _raise_if_cycle(ctx, task_id, args.parent, args.depends_on)
+        check_refs(ctx, args.parent, args.depends_on)
+        raise_if_cycle(ctx, task_id, args.parent, args.depends_on)
         task = _new_task(args, task_id, ctx.clock())
-        _check_new_file(ctx, task)
+        check_new_file(ctx, task)
         probe = ReadinessProbe.take(ctx.index, [task_id])
         ctx.live.record([repo.create(task)])
         changes = probe.changes(ctx.index)
-        view = _view(ctx, task_id)
+        view = written_view(ctx, task_id)
     return CreateTaskOutput(
         task=view,
         unblocked=changes.became_ready,
@@ -200,15 +160,6 @@ class UpdateTaskOutput(TaskWritten):
     changed: list[str] = Field(description="Frontmatter keys written.")
 
 
-def _projected_size(ctx: ServerContext, task: Task, changes: dict[str, object], body: str) -> int:
-    """An upper bound of the file's size after the update: every changed value added, the
-    body swapped."""
-    result = ctx.live.table.files.get(task.path)
-    size = result.stamp[1] if result is not None else 0
-    added = sum(len(f"{key}: {value}\n".encode()) for key, value in changes.items())
-    return size + added + len(body.encode()) - len(task.body.encode())
-
-
 def _update_changes(args: UpdateTaskInput, now: datetime) -> dict[str, object]:
     changes = _set_fields(args)
     for key in ("title", "project"):
@@ -230,17 +181,17 @@ def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
         task = ctx.index.require(args.task_id)
         parent = changes.get("parent") if "parent" in changes else None
         deps = args.depends_on
-        _check_refs(ctx, parent if isinstance(parent, str) else None, deps)
-        _raise_if_cycle(ctx, task.id, parent if isinstance(parent, str) else None, deps)
-        size = _projected_size(ctx, task, changes, task.body if args.body is None else args.body)
-        _check_fits(ctx, size, f"the file of {_shown(task.id)}")
+        check_refs(ctx, parent if isinstance(parent, str) else None, deps)
+        raise_if_cycle(ctx, task.id, parent if isinstance(parent, str) else None, deps)
+        size = projected_size(ctx, task, changes, task.body if args.body is None else args.body)
+        check_fits(ctx, size, f"the file of {shown(task.id)}")
         probe = ReadinessProbe.take(ctx.index, [task.id])
         result = ctx.live.repository.update(
             task.path, changes, expected_modified=args.expected_modified, body=args.body
         )
         ctx.live.record([result])
         found = probe.changes(ctx.index)
-        view = _view(ctx, task.id)
+        view = written_view(ctx, task.id)
     return UpdateTaskOutput(
         task=view,
         unblocked=found.became_ready,
@@ -250,15 +201,9 @@ def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
             "task_updated",
             "Call get_ready_tasks to see what can start now",
             ["get_task", "get_ready_tasks", "complete_task"],
-            context=_counts(found),
+            context=readiness_counts(found),
         ),
     )
-
-
-def _counts(changes: ReadinessChanges) -> dict[str, object] | None:
-    """The readiness counts for guidance context, None when the write changed none."""
-    counts = {"unblocked": len(changes.became_ready), "became_blocked": len(changes.became_blocked)}
-    return {k: v for k, v in counts.items() if v} or None
 
 
 class CompleteTaskInput(Input):
@@ -276,7 +221,7 @@ def _check_completable(task: Task, force: bool) -> None:
         return
     items = open_checklist_items(task.body)
     if items:
-        raise OpenChecklist(task.id, [item[:SHOWN_CHARS] for item in items[:5]])
+        raise OpenChecklist(task.id, [item[:SHOWN_CHARS] for item in items])
 
 
 def _complete(ctx: ServerContext, tasks: list[Task]) -> ReadinessChanges:
@@ -297,7 +242,7 @@ def complete_task(ctx: ServerContext, args: CompleteTaskInput) -> CompleteTaskOu
         task = ctx.index.require(args.task_id)
         _check_completable(task, args.force)
         found = _complete(ctx, [task])
-        view = _view(ctx, task.id)
+        view = written_view(ctx, task.id)
         open_children = [
             c for c in ctx.index.children(task.id) if not ctx.index.require(c).is_terminal
         ]
@@ -383,7 +328,7 @@ def _child_deps(
         if not 0 <= at < position:
             raise ToolFailure(
                 "INVALID_ARGUMENT",
-                f"child {position} depends on {_shown(str(ref))}, not an earlier sibling",
+                f"child {position} depends on {shown(str(ref))}, not an earlier sibling",
             )
         deps.append(ids[at])
     return tuple(deps)
@@ -399,7 +344,7 @@ def _children_tasks(ctx: ServerContext, parent: Task, specs: list[ChildSpec]) ->
     tasks = []
     for n, spec in enumerate(specs):
         deps = _child_deps(spec, ids, keys, n)
-        _check_refs(ctx, None, [d for d in deps if d not in ids])
+        check_refs(ctx, None, [d for d in deps if d not in ids])
         tasks.append(
             Task(
                 id=ids[n],
@@ -417,7 +362,7 @@ def _children_tasks(ctx: ServerContext, parent: Task, specs: list[ChildSpec]) ->
                 modified=now,
             )
         )
-        _check_new_file(ctx, tasks[-1])
+        check_new_file(ctx, tasks[-1])
     return tasks
 
 
@@ -466,10 +411,10 @@ def reorder_children(ctx: ServerContext, args: ReorderChildrenInput) -> ReorderC
         current = ctx.index.children(args.parent_id)
         unknown = [i for i in args.order if i not in current]
         if unknown:
-            shown = ", ".join(_shown(i) for i in unknown[:5])
+            listed = ", ".join(shown(i) for i in unknown[:5])
             raise ToolFailure(
                 "INVALID_ARGUMENT",
-                f"{len(unknown)} id(s) are not children of {_shown(args.parent_id)}: {shown}",
+                f"{len(unknown)} id(s) are not children of {shown(args.parent_id)}: {listed}",
             )
         ordered = list(dict.fromkeys(args.order)) + [c for c in current if c not in args.order]
         updates = [(ctx.index.require(c).path, {"order": n}) for n, c in enumerate(ordered)]
