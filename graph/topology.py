@@ -12,6 +12,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph._time import check_now, days_between
+from graph.checklist import has_open_checklist_item
 from graph.errors import InvalidArgument
 from graph.index import TaskIndex
 from storage.model import TERMINAL_STATUSES, Task, normalise_status
@@ -77,17 +78,20 @@ class ScoringFactors(BaseModel):
     project: str | None = Field(description="Project name, if any.")
     body_length: int = Field(description="Characters in the markdown body.")
     has_acceptance_criteria: bool = Field(
-        description='Body contains "acceptance" (any case) or an open checkbox "[ ]".'
+        description='Body contains "acceptance" (any case) or an open checklist item "- [ ]".'
     )
 
 
 def has_acceptance_criteria(body: str) -> bool:
-    """True when the body mentions acceptance (any case) or has an open checkbox.
+    """True when the body mentions acceptance (any case) or has an open checklist item (the
+    rule `complete_task` applies, `graph.checklist`).
 
     >>> has_acceptance_criteria("## Acceptance\\n"), has_acceptance_criteria("- [ ] x")
     (True, True)
+    >>> has_acceptance_criteria("a [ ] in prose")
+    False
     """
-    return "acceptance" in body.casefold() or "[ ]" in body
+    return "acceptance" in body.casefold() or has_open_checklist_item(body)
 
 
 def _ready_days(index: TaskIndex, task_id: str, now: datetime) -> float | None:

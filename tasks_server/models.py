@@ -1,17 +1,58 @@
-"""Shared pieces of tool inputs and outputs: the envelope and the paging fields."""
+"""Shared pieces of tool inputs and outputs: the envelope, the paging fields, and the
+argument types that bound what one call may ask for (so an oversized argument is an
+INVALID_ARGUMENT before any work, never an internal error or a stall)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Self
+from typing import Annotated, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from storage.model import ID_PATTERN
+from storage.repository import MAX_FILE_BYTES
 from tasks_server.guidance import Guidance
 from tasks_server.paging import Page
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow
 
-__all__ = ["Envelope", "Input", "PageInfo", "PagedInput", "TaskPage"]
+__all__ = [
+    "MAX_ID_CHARS",
+    "MAX_LIST_ITEMS",
+    "MAX_SINCE_DAYS",
+    "Body",
+    "Envelope",
+    "IdArg",
+    "Input",
+    "NewIdArg",
+    "PageInfo",
+    "PagedInput",
+    "ShortText",
+    "TaskPage",
+    "Title",
+]
+
+MAX_ID_CHARS = 255  # ids and project names: one file-name component
+MAX_SHORT_CHARS = 255  # status, type, tags, assignee, ...
+MAX_TITLE_CHARS = 500
+MAX_LIST_ITEMS = 500  # ids, tags, children in one call
+MAX_SINCE_DAYS = 36_500.0  # a century: any longer window is every change there is
+
+
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must not be blank")
+    return text.strip()
+
+
+IdArg = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
+"""A task id or project name the call names (matched exactly)."""
+NewIdArg = Annotated[str, Field(max_length=MAX_ID_CHARS, pattern=ID_PATTERN.pattern)]
+"""An id or project name a new file will carry (letters, digits, '.', '_', '-')."""
+ShortText = Annotated[str, Field(max_length=MAX_SHORT_CHARS)]
+Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS), AfterValidator(_not_blank)]
+"""A title: not blank; surrounding spaces are dropped (the reader drops them too)."""
+Body = Annotated[str, Field(max_length=MAX_FILE_BYTES)]
+"""A markdown body; the file it makes must still fit the file size limit (checked on write)."""
 
 
 class Input(BaseModel):

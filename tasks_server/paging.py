@@ -39,13 +39,23 @@ def _encode(query: str, generation: int, offset: int) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+_MAX_CURSOR_CHARS = 200  # ours are under 60: anything longer is not one we issued
+
+
 def _decode(cursor: str) -> tuple[str, int, int]:
+    """(query fingerprint, generation, offset) of a cursor we issued; anything else, however
+    long, nested or mistyped, is `InvalidCursor`."""
+    if len(cursor) > _MAX_CURSOR_CHARS:
+        raise InvalidCursor("cursor is not one this server issued")
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
-        query, generation, offset = json.loads(base64.urlsafe_b64decode(padded))
-    except (ValueError, TypeError, binascii.Error) as exc:
+        decoded = json.loads(base64.urlsafe_b64decode(padded))
+    except (ValueError, TypeError, RecursionError, binascii.Error) as exc:
         raise InvalidCursor("cursor is not one this server issued") from exc
-    fits = isinstance(query, str) and isinstance(generation, int) and isinstance(offset, int)
+    if not (isinstance(decoded, list) and len(decoded) == 3):
+        raise InvalidCursor("cursor is not one this server issued")
+    query, generation, offset = decoded
+    fits = isinstance(query, str) and all(type(n) is int for n in (generation, offset))
     if not fits or offset < 0:
         raise InvalidCursor("cursor is not one this server issued")
     return query, generation, offset

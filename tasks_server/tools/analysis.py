@@ -19,7 +19,7 @@ from graph.topology import ScoringFactors, TopologyRow
 from graph.windowing import window_named
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
-from tasks_server.models import Envelope, Input, PageInfo
+from tasks_server.models import MAX_SINCE_DAYS, Envelope, IdArg, Input, PageInfo
 from tasks_server.paging import Window
 from tasks_server.registry import tool
 from tasks_server.tools.structure import SignalsPage, signals_page
@@ -31,7 +31,7 @@ CURSOR = Field(None, description="next_cursor from the previous page.")
 
 class GetGraphMetricsInput(Input):
     scope: Literal["all", "project", "subtree"] = Field("all", description="What to count.")
-    scope_id: str | None = Field(None, description="Project name (project) or task id (subtree).")
+    scope_id: IdArg | None = Field(None, description="Project name (project) or task id (subtree).")
     top: int = Field(10, ge=0, le=100, description="How many highest out-degree tasks to list.")
 
 
@@ -64,7 +64,7 @@ def get_graph_metrics(ctx: ServerContext, args: GetGraphMetricsInput) -> GetGrap
 class GetTaskScoringFactorsInput(Input):
     ready_only: bool = Field(True, description="Only tasks that are ready now.")
     include_done: bool = Field(False, description="Include done and cancelled tasks.")
-    project: str | None = Field(None, description="Only this project.")
+    project: IdArg | None = Field(None, description="Only this project.")
     limit: int = LIMIT
     cursor: str | None = CURSOR
 
@@ -100,7 +100,7 @@ def get_task_scoring_factors(
 
 
 class GetTasksWithTopologyInput(Input):
-    project: str | None = Field(None, description="Only this project.")
+    project: IdArg | None = Field(None, description="Only this project.")
     status: str | None = Field(None, description="Only this status.")
     min_depth: int | None = Field(None, ge=0, description="Only tasks at least this deep.")
     min_blocking_count: int | None = Field(
@@ -138,7 +138,9 @@ def get_tasks_with_topology(
 
 
 class GetReviewSnapshotInput(Input):
-    since_days: float = Field(1, ge=0, description="Window for changes_since, in days.")
+    since_days: float = Field(
+        1, ge=0, le=MAX_SINCE_DAYS, description="Window for changes_since, in days."
+    )
     limit: int = Field(
         50,
         ge=1,

@@ -7,12 +7,12 @@ hard-dependency cycle are refused with the cycle.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
-from pydantic import Field
+from pydantic import AwareDatetime, Field
 
-from graph.index import would_create_cycle
+from graph.changes import ReadinessChanges, ReadinessProbe
+from graph.checklist import open_checklist_items
 from storage.model import (
     DEFAULT_PRIORITY,
     DEFAULT_TYPE,
@@ -23,72 +23,64 @@ from storage.model import (
 from tasks_server.context import ServerContext
 from tasks_server.errors import OpenChecklist, ToolFailure
 from tasks_server.guidance import guide
-from tasks_server.models import Envelope, Input
+from tasks_server.models import (
+    MAX_LIST_ITEMS,
+    Body,
+    Envelope,
+    IdArg,
+    Input,
+    NewIdArg,
+    ShortText,
+    Title,
+)
 from tasks_server.registry import tool
-from tasks_server.views import TaskBrief, TaskView
+from tasks_server.tools._writes import (
+    SHOWN_CHARS,
+    ReadinessReport,
+    TaskWritten,
+    check_fits,
+    check_new_file,
+    check_refs,
+    projected_size,
+    raise_if_cycle,
+    readiness_counts,
+    shown,
+    written_view,
+)
+from tasks_server.views import TaskBrief
 
 TASK_ID = "Exact task id."
-_OPEN_ITEM = re.compile(r"^\s*[-*+] \[ \] (.+)$", re.MULTILINE)
 
 
 class TaskFieldsInput(Input):
-    type: str | None = Field(None, description="goal, project, epic, task, action, bug, ...")
-    status: str | None = Field(None, description="inbox, active, in_progress, blocked, ...")
+    type: ShortText | None = Field(None, description="goal, project, epic, task, action, bug, ...")
+    status: ShortText | None = Field(None, description="inbox, active, in_progress, blocked, ...")
     priority: int | None = Field(None, ge=0, le=4, description="0 (most urgent) to 4.")
-    order: int | None = Field(None, description="Order among siblings.")
-    depends_on: list[str] | None = Field(None, description="Hard dependencies (task ids).")
-    soft_depends_on: list[str] | None = Field(None, description="Soft links (task ids).")
-    tags: list[str] | None = Field(None, description="Tags.")
-    assignee: str | None = Field(None, description="Assignee.")
-    complexity: str | None = Field(None, description="Complexity, as you grade it.")
+    order: int | None = Field(None, ge=-(10**9), le=10**9, description="Order among siblings.")
+    depends_on: list[IdArg] | None = Field(
+        None, max_length=MAX_LIST_ITEMS, description="Hard dependencies (task ids)."
+    )
+    soft_depends_on: list[IdArg] | None = Field(
+        None, max_length=MAX_LIST_ITEMS, description="Soft links (task ids)."
+    )
+    tags: list[ShortText] | None = Field(None, max_length=MAX_LIST_ITEMS, description="Tags.")
+    assignee: ShortText | None = Field(None, description="Assignee.")
+    complexity: ShortText | None = Field(None, description="Complexity, as you grade it.")
     due: datetime | None = Field(None, description="Due date (ISO).")
 
 
 class CreateTaskInput(TaskFieldsInput):
-    title: str = Field(min_length=1, description="Title.")
-    project: str | None = Field(None, description="Project; the file goes to <project>/tasks/.")
-    parent: str | None = Field(None, description="Parent task id.")
-    body: str = Field("", description="Markdown body.")
-    id: str | None = Field(None, description="Id to use; default <project or task>-<8 hex>.")
-
-
-class TaskWritten(Envelope):
-    task: TaskView = Field(description="The task as written.")
-    unblocked: list[str] = Field(description="Tasks that became ready because of this write.")
+    title: Title = Field(description="Title.")
+    project: NewIdArg | None = Field(
+        None, description="Project; the file goes to <project>/tasks/."
+    )
+    parent: IdArg | None = Field(None, description="Parent task id.")
+    body: Body = Field("", description="Markdown body.")
+    id: NewIdArg | None = Field(None, description="Id to use; default <project or task>-<8 hex>.")
 
 
 class CreateTaskOutput(TaskWritten):
     pass
-
-
-def _check_refs(ctx: ServerContext, parent: str | None, deps: list[str] | None) -> None:
-    for ref in [parent, *(deps or [])]:
-        if ref is not None and ref not in ctx.index:
-            raise ToolFailure("TASK_NOT_FOUND", f"no task with id {ref!r} to link to")
-
-
-def _raise_if_cycle(
-    ctx: ServerContext, task_id: str, parent: str | None, deps: list[str] | None
-) -> None:
-    cycle = would_create_cycle(ctx.index, task_id, parent=parent, depends_on=deps or ())
-    if cycle is not None:
-        raise cycle
-
-
-def _ready_ids(ctx: ServerContext, ids: set[str]) -> set[str]:
-    return {i for i in ids if i in ctx.index and ctx.index.facts(i).is_ready}
-
-
-def _neighbours(ctx: ServerContext, task: Task) -> set[str]:
-    """Tasks whose readiness a change to `task` can flip."""
-    found = set(ctx.index.dependents(task.id)) | set(ctx.index.descendants(task.id))
-    return found | ({task.parent} if task.parent else set())
-
-
-def _written(ctx: ServerContext, task_id: str, before: set[str]) -> tuple[TaskView, list[str]]:
-    task = ctx.index.require(task_id)
-    after = _ready_ids(ctx, _neighbours(ctx, task))
-    return ctx.view(task, "full"), sorted(after - before)
 
 
 def _set_fields(args: TaskFieldsInput) -> dict[str, object]:
@@ -131,14 +123,18 @@ def create_task(ctx: ServerContext, args: CreateTaskInput) -> CreateTaskOutput:
         task_id = args.id or repo.new_id(args.project, ctx.index.__contains__)
         if task_id in ctx.index:
             raise ToolFailure("ALREADY_EXISTS", f"a task with id {task_id!r} exists")
-        _check_refs(ctx, args.parent, args.depends_on)
-        _raise_if_cycle(ctx, task_id, args.parent, args.depends_on)
+        check_refs(ctx, args.parent, args.depends_on)
+        raise_if_cycle(ctx, task_id, args.parent, args.depends_on)
         task = _new_task(args, task_id, ctx.clock())
+        check_new_file(ctx, task)
+        probe = ReadinessProbe.take(ctx.index, [task_id])
         ctx.live.record([repo.create(task)])
-        view, unblocked = _written(ctx, task_id, set())
+        changes = probe.changes(ctx.index)
+        view = written_view(ctx, task_id)
     return CreateTaskOutput(
         task=view,
-        unblocked=unblocked,
+        unblocked=changes.became_ready,
+        became_blocked=changes.became_blocked,
         guidance=guide(
             "task_created",
             f"Call get_task_neighborhood on {task_id} to link it",
@@ -148,13 +144,15 @@ def create_task(ctx: ServerContext, args: CreateTaskInput) -> CreateTaskOutput:
 
 
 class UpdateTaskInput(TaskFieldsInput):
-    task_id: str = Field(description=TASK_ID)
-    title: str | None = Field(None, min_length=1, description="New title.")
-    project: str | None = Field(None, description="New project (the file stays where it is).")
-    parent: str | None = Field(None, description="New parent id; '' makes it a root.")
-    body: str | None = Field(None, description="New markdown body (replaces the old one).")
-    expected_modified: datetime | None = Field(
-        None, description="file_modified from get_task; refused with CONFLICT if the file changed."
+    task_id: IdArg = Field(description=TASK_ID)
+    title: Title | None = Field(None, description="New title.")
+    project: IdArg | None = Field(None, description="New project (the file stays where it is).")
+    parent: ShortText | None = Field(None, description="New parent id; '' makes it a root.")
+    body: Body | None = Field(None, description="New markdown body (replaces the old one).")
+    expected_modified: AwareDatetime | None = Field(
+        None,
+        description="file_modified from get_task (with its offset); refused with CONFLICT if"
+        " the file changed since.",
     )
 
 
@@ -183,29 +181,33 @@ def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
         task = ctx.index.require(args.task_id)
         parent = changes.get("parent") if "parent" in changes else None
         deps = args.depends_on
-        _check_refs(ctx, parent if isinstance(parent, str) else None, deps)
-        _raise_if_cycle(ctx, task.id, parent if isinstance(parent, str) else None, deps)
-        before = _ready_ids(ctx, _neighbours(ctx, task))
+        check_refs(ctx, parent if isinstance(parent, str) else None, deps)
+        raise_if_cycle(ctx, task.id, parent if isinstance(parent, str) else None, deps)
+        size = projected_size(ctx, task, changes, task.body if args.body is None else args.body)
+        check_fits(ctx, size, f"the file of {shown(task.id)}")
+        probe = ReadinessProbe.take(ctx.index, [task.id])
         result = ctx.live.repository.update(
             task.path, changes, expected_modified=args.expected_modified, body=args.body
         )
         ctx.live.record([result])
-        view, unblocked = _written(ctx, task.id, before)
+        found = probe.changes(ctx.index)
+        view = written_view(ctx, task.id)
     return UpdateTaskOutput(
         task=view,
-        unblocked=unblocked,
+        unblocked=found.became_ready,
+        became_blocked=found.became_blocked,
         changed=sorted(changes) + (["body"] if args.body else []),
         guidance=guide(
             "task_updated",
             "Call get_ready_tasks to see what can start now",
             ["get_task", "get_ready_tasks", "complete_task"],
-            context={"unblocked": len(unblocked)} if unblocked else None,
+            context=readiness_counts(found),
         ),
     )
 
 
 class CompleteTaskInput(Input):
-    task_id: str = Field(description=TASK_ID)
+    task_id: IdArg = Field(description=TASK_ID)
     force: bool = Field(False, description="Complete even with open '- [ ]' checklist items.")
 
 
@@ -214,22 +216,23 @@ class CompleteTaskOutput(TaskWritten):
 
 
 def _check_completable(task: Task, force: bool) -> None:
-    items = _OPEN_ITEM.findall(task.body)
-    if items and not force:
-        raise OpenChecklist(task.id, items)
+    """Refuse while the body has open checklist items; with `force` the body is not read."""
+    if force:
+        return
+    items = open_checklist_items(task.body)
+    if items:
+        raise OpenChecklist(task.id, [item[:SHOWN_CHARS] for item in items])
 
 
-def _complete(ctx: ServerContext, tasks: list[Task]) -> set[str]:
+def _complete(ctx: ServerContext, tasks: list[Task]) -> ReadinessChanges:
     """Write done + completed for each task not done yet, all or none (a task already done
-    is left as it is: completing is idempotent); returns the ready set before."""
-    before: set[str] = set()
-    for task in tasks:
-        before |= _ready_ids(ctx, _neighbours(ctx, task))
+    is left as it is: completing is idempotent); returns what that changed in readiness."""
+    probe = ReadinessProbe.take(ctx.index, [t.id for t in tasks])
     now = ctx.clock()
     changes = {"status": "done", "completed": now, "modified": now}
     updates = [(t.path, changes) for t in tasks if t.status != "done"]
     ctx.live.record(ctx.live.repository.write_batch([], updates))
-    return before
+    return probe.changes(ctx.index)
 
 
 @tool("mutation", destructive=False, idempotent=True)
@@ -238,15 +241,17 @@ def complete_task(ctx: ServerContext, args: CompleteTaskInput) -> CompleteTaskOu
     with ctx.live.snapshot():
         task = ctx.index.require(args.task_id)
         _check_completable(task, args.force)
-        before = _complete(ctx, [task])
-        view, unblocked = _written(ctx, task.id, before)
+        found = _complete(ctx, [task])
+        view = written_view(ctx, task.id)
         open_children = [
             c for c in ctx.index.children(task.id) if not ctx.index.require(c).is_terminal
         ]
     warnings = [f"{len(open_children)} child task(s) are still open"] if open_children else None
+    unblocked = found.became_ready
     return CompleteTaskOutput(
         task=view,
         unblocked=unblocked,
+        became_blocked=found.became_blocked,
         open_children=open_children,
         guidance=guide(
             "task_completed",
@@ -258,13 +263,14 @@ def complete_task(ctx: ServerContext, args: CompleteTaskInput) -> CompleteTaskOu
 
 
 class CompleteTasksInput(Input):
-    task_ids: list[str] = Field(min_length=1, description="Task ids to mark done together.")
+    task_ids: list[IdArg] = Field(
+        min_length=1, max_length=MAX_LIST_ITEMS, description="Task ids to mark done together."
+    )
     force: bool = Field(False, description="Complete even with open checklist items.")
 
 
-class CompleteTasksOutput(Envelope):
+class CompleteTasksOutput(ReadinessReport):
     completed: list[str] = Field(description="Tasks now done.")
-    unblocked: list[str] = Field(description="Tasks that became ready.")
 
 
 @tool("mutation", destructive=False, idempotent=True)
@@ -274,54 +280,57 @@ def complete_tasks(ctx: ServerContext, args: CompleteTasksInput) -> CompleteTask
         tasks = [ctx.index.require(i) for i in dict.fromkeys(args.task_ids)]
         for task in tasks:
             _check_completable(task, args.force)
-        before = _complete(ctx, tasks)
-        after: set[str] = set()
-        for task in tasks:
-            after |= _ready_ids(ctx, _neighbours(ctx, ctx.index.require(task.id)))
-    unblocked = sorted(after - before)
+        found = _complete(ctx, tasks)
     return CompleteTasksOutput(
         completed=[t.id for t in tasks],
-        unblocked=unblocked,
+        unblocked=found.became_ready,
+        became_blocked=found.became_blocked,
         guidance=guide("tasks_completed", "Call get_ready_tasks", ["get_ready_tasks"]),
     )
 
 
 class ChildSpec(Input):
-    title: str = Field(min_length=1, description="Child title.")
-    key: str | None = Field(None, description="Local name other children can depend on.")
-    type: str = Field("task", description="Child type.")
+    title: Title = Field(description="Child title.")
+    key: ShortText | None = Field(None, description="Local name later children can depend on.")
+    type: ShortText = Field("task", description="Child type.")
     priority: int | None = Field(None, ge=0, le=4, description="Default: the parent's.")
-    body: str = Field("", description="Markdown body.")
-    depends_on: list[str | int] = Field(
+    body: Body = Field("", description="Markdown body.")
+    depends_on: list[IdArg | int] = Field(
         default_factory=list,
+        max_length=MAX_LIST_ITEMS,
         description="Task ids, earlier siblings' positions (0-based) or keys.",
     )
 
 
 class DecomposeTaskInput(Input):
-    task_id: str = Field(description="The task to split.")
-    children: list[ChildSpec] = Field(min_length=1, description="Children to write, in order.")
+    task_id: IdArg = Field(description="The task to split.")
+    children: list[ChildSpec] = Field(
+        min_length=1, max_length=MAX_LIST_ITEMS, description="Children to write, in order."
+    )
 
 
-class DecomposeTaskOutput(Envelope):
+class DecomposeTaskOutput(ReadinessReport):
     parent_id: str = Field(description="The decomposed task.")
     children: list[TaskBrief] = Field(description="The children written, in order.")
 
 
 def _child_deps(
-    spec: ChildSpec, ids: list[str], keys: dict[str, str], position: int
+    spec: ChildSpec, ids: list[str], keys: dict[str, int], position: int
 ) -> tuple[str, ...]:
+    """The ids a child depends on: task ids as given, earlier siblings by position or key (a
+    later sibling would allow a cycle among the new children)."""
     deps: list[str] = []
     for ref in spec.depends_on:
-        if isinstance(ref, int):
-            if not 0 <= ref < position:
-                raise ToolFailure(
-                    "INVALID_ARGUMENT",
-                    f"child {position} depends on position {ref}, not an earlier sibling",
-                )
-            deps.append(ids[ref])
-        else:
-            deps.append(keys.get(ref, ref))
+        if isinstance(ref, str) and ref not in keys:
+            deps.append(ref)
+            continue
+        at = keys[ref] if isinstance(ref, str) else ref
+        if not 0 <= at < position:
+            raise ToolFailure(
+                "INVALID_ARGUMENT",
+                f"child {position} depends on {shown(str(ref))}, not an earlier sibling",
+            )
+        deps.append(ids[at])
     return tuple(deps)
 
 
@@ -330,12 +339,12 @@ def _children_tasks(ctx: ServerContext, parent: Task, specs: list[ChildSpec]) ->
     ids: list[str] = []
     for _ in specs:
         ids.append(repo.new_id(parent.project, lambda c: c in taken or c in ids))
-    keys = {spec.key: ids[n] for n, spec in enumerate(specs) if spec.key}
+    keys = {spec.key: n for n, spec in enumerate(specs) if spec.key}
     now = ctx.clock()
     tasks = []
     for n, spec in enumerate(specs):
         deps = _child_deps(spec, ids, keys, n)
-        _check_refs(ctx, None, [d for d in deps if d not in ids])
+        check_refs(ctx, None, [d for d in deps if d not in ids])
         tasks.append(
             Task(
                 id=ids[n],
@@ -353,6 +362,7 @@ def _children_tasks(ctx: ServerContext, parent: Task, specs: list[ChildSpec]) ->
                 modified=now,
             )
         )
+        check_new_file(ctx, tasks[-1])
     return tasks
 
 
@@ -362,11 +372,15 @@ def decompose_task(ctx: ServerContext, args: DecomposeTaskInput) -> DecomposeTas
     with ctx.live.snapshot():
         parent = ctx.index.require(args.task_id)
         tasks = _children_tasks(ctx, parent, args.children)
+        probe = ReadinessProbe.take(ctx.index, [t.id for t in tasks])
         ctx.live.record(ctx.live.repository.write_batch(tasks))
+        found = probe.changes(ctx.index)
         views = ctx.briefs(t.id for t in tasks)
     return DecomposeTaskOutput(
         parent_id=parent.id,
         children=views,
+        unblocked=found.became_ready,
+        became_blocked=found.became_blocked,
         guidance=guide(
             "task_decomposed",
             f"Call get_ready_tasks with project {parent.project}",
@@ -376,8 +390,12 @@ def decompose_task(ctx: ServerContext, args: DecomposeTaskInput) -> DecomposeTas
 
 
 class ReorderChildrenInput(Input):
-    parent_id: str = Field(description="The parent task.")
-    order: list[str] = Field(min_length=1, description="Child ids in the new order; others follow.")
+    parent_id: IdArg = Field(description="The parent task.")
+    order: list[IdArg] = Field(
+        min_length=1,
+        max_length=MAX_LIST_ITEMS,
+        description="Child ids in the new order; others follow.",
+    )
 
 
 class ReorderChildrenOutput(Envelope):
@@ -393,8 +411,10 @@ def reorder_children(ctx: ServerContext, args: ReorderChildrenInput) -> ReorderC
         current = ctx.index.children(args.parent_id)
         unknown = [i for i in args.order if i not in current]
         if unknown:
+            listed = ", ".join(shown(i) for i in unknown[:5])
             raise ToolFailure(
-                "INVALID_ARGUMENT", f"not children of {args.parent_id}: {', '.join(unknown)}"
+                "INVALID_ARGUMENT",
+                f"{len(unknown)} id(s) are not children of {shown(args.parent_id)}: {listed}",
             )
         ordered = list(dict.fromkeys(args.order)) + [c for c in current if c not in args.order]
         updates = [(ctx.index.require(c).path, {"order": n}) for n, c in enumerate(ordered)]
@@ -408,10 +428,10 @@ def reorder_children(ctx: ServerContext, args: ReorderChildrenInput) -> ReorderC
 
 
 class DeleteTaskInput(Input):
-    task_id: str = Field(description=TASK_ID)
+    task_id: IdArg = Field(description=TASK_ID)
 
 
-class DeleteTaskOutput(Envelope):
+class DeleteTaskOutput(ReadinessReport):
     task_id: str = Field(description="The task deleted.")
     trash_path: str = Field(description="Where the file went, under the root.")
     now_dangling: list[str] = Field(description="Tasks whose references now name nothing.")
@@ -423,12 +443,16 @@ def delete_task(ctx: ServerContext, args: DeleteTaskInput) -> DeleteTaskOutput:
     with ctx.live.snapshot():
         task = ctx.index.require(args.task_id)
         referrers = sorted(set(ctx.index.dependents(task.id)) | set(ctx.index.children(task.id)))
+        probe = ReadinessProbe.take(ctx.index, [task.id])
         trash = ctx.live.repository.delete(task.path)
         ctx.live.record([], removed_paths=[task.path])
+        found = probe.changes(ctx.index)
     return DeleteTaskOutput(
         task_id=task.id,
         trash_path=trash,
         now_dangling=referrers,
+        unblocked=found.became_ready,
+        became_blocked=found.became_blocked,
         guidance=guide(
             "task_deleted",
             "Fix the dangling references with update_task" if referrers else "Done",

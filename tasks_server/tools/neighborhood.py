@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from graph import neighborhood
 from tasks_server.context import ServerContext
 from tasks_server.guidance import Guidance, guide
-from tasks_server.models import Envelope, Input
+from tasks_server.models import Envelope, IdArg, Input
 from tasks_server.registry import tool
 from tasks_server.views import TaskBrief, TaskView
 
@@ -22,7 +22,7 @@ NEXT_CURSOR = "Pass as cursor for the next page of the lists; null when all list
 
 
 class TaskIdInput(Input):
-    task_id: str = Field(description="Exact task id.")
+    task_id: IdArg = Field(description="Exact task id.")
     limit: int = Field(
         25, ge=1, le=1000, description="Page size: at most this many tasks in all lists."
     )

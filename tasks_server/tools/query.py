@@ -11,7 +11,7 @@ from graph.query import TreeNode
 from storage.model import normalise_status
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
-from tasks_server.models import Envelope, Input, PagedInput, PageInfo, TaskPage
+from tasks_server.models import Envelope, IdArg, Input, PagedInput, PageInfo, TaskPage
 from tasks_server.registry import tool
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow, TaskView
 
@@ -19,7 +19,7 @@ TASK_ID = "Exact task id (no prefix matching)."
 
 
 class GetTaskInput(Input):
-    task_id: str = Field(description=TASK_ID)
+    task_id: IdArg = Field(description=TASK_ID)
     fields: Fields = Field("full", description=FIELDS_DESCRIPTION)
 
 
@@ -47,14 +47,14 @@ def get_task(ctx: ServerContext, args: GetTaskInput) -> GetTaskOutput:
 
 
 class ListTasksInput(PagedInput):
-    project: str | None = Field(None, description="Only this project.")
+    project: IdArg | None = Field(None, description="Only this project.")
     status: str | None = Field(None, description="Only this status (aliases accepted).")
     type: str | None = Field(None, description="Only this type.")
     priority: int | None = Field(None, ge=0, le=4, description="Only this priority.")
     priority_max: int | None = Field(None, ge=0, le=4, description="Priority <= this.")
     assignee: str | None = Field(None, description="Only this assignee.")
     tag: str | None = Field(None, description="Only tasks with this tag.")
-    parent: str | None = Field(None, description="Only children of this task id.")
+    parent: IdArg | None = Field(None, description="Only children of this task id.")
 
 
 class ListTasksOutput(TaskPage):
@@ -105,7 +105,7 @@ def search_tasks(ctx: ServerContext, args: SearchTasksInput) -> SearchTasksOutpu
 
 
 class TaskIdPagedInput(PagedInput):
-    task_id: str = Field(description=TASK_ID)
+    task_id: IdArg = Field(description=TASK_ID)
 
 
 class GetChildrenOutput(TaskPage):
@@ -132,7 +132,7 @@ def get_children(ctx: ServerContext, args: TaskIdPagedInput) -> GetChildrenOutpu
 
 
 class GetDependenciesInput(Input):
-    task_id: str = Field(description=TASK_ID)
+    task_id: IdArg = Field(description=TASK_ID)
     fields: Fields = Field("brief", description=FIELDS_DESCRIPTION)
 
 
@@ -173,8 +173,8 @@ def get_dependencies(ctx: ServerContext, args: GetDependenciesInput) -> GetDepen
 
 
 class GetTaskTreeInput(Input):
-    task_id: str | None = Field(None, description="Root of the subtree (or give project).")
-    project: str | None = Field(None, description="Every top-level task of this project.")
+    task_id: IdArg | None = Field(None, description="Root of the subtree (or give project).")
+    project: IdArg | None = Field(None, description="Every top-level task of this project.")
     max_depth: int | None = Field(None, ge=0, description="Levels below the root to include.")
     exclude_status: list[str] = Field(default_factory=list, description="Statuses to leave out.")
     format: Literal["json", "ascii"] = Field("json", description="Nested JSON or an ASCII tree.")
@@ -220,7 +220,7 @@ def _count(nodes: list[TreeNode]) -> int:
 
 
 class ProjectPagedInput(PagedInput):
-    project: str | None = Field(None, description="Only this project.")
+    project: IdArg | None = Field(None, description="Only this project.")
 
 
 class GetReadyTasksOutput(TaskPage):

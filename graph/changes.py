@@ -1,0 +1,131 @@
+"""What a write changed in readiness: the tasks that became ready and those that became blocked.
+
+A write touches a few tasks (the written ones); readiness can change only in the region it
+reaches: the written tasks, their dependents (transitively: a dependency cycle a write opens
+or closes runs through them), the descendants of all of those (a blocked ancestor blocks its
+subtree), and the parents the written tasks had (a parent whose last open child is done or
+moved away becomes ready; gaining a child never makes a parent ready or blocked).
+
+`ReadinessProbe.take` records the region's standing before the write; `changes` compares it
+with the index after. Every edge a task that is not written names is the same before and
+after, so the region found before the write holds every task whose standing can differ; a
+written id that does not exist yet reaches the tasks that name it while it is missing.
+
+>>> from dataclasses import replace
+>>> from storage.model import Task
+>>> index = TaskIndex.build([
+...     Task(id="gate", title="Gate", path="g.md", status="blocked"),
+...     Task(id="step", title="Step", path="s.md", status="active", parent="gate"),
+... ])
+>>> probe = ReadinessProbe.take(index, ["gate"])
+>>> index.apply([replace(index.require("gate"), status="done")])
+>>> probe.changes(index)
+ReadinessChanges(became_ready=['step'], became_blocked=[])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from graph.index import GroupKind, TaskIndex
+
+__all__ = ["ReadinessChanges", "ReadinessProbe", "Standing", "affected_region", "standings"]
+
+Standing = Literal["ready", "blocked", "neither", "absent"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadinessChanges:
+    """Ids whose readiness a write changed, each list in the task order."""
+
+    became_ready: list[str]
+    became_blocked: list[str]
+
+
+def _reach(index: TaskIndex, seeds: Iterable[str], kind: GroupKind) -> set[str]:
+    """`seeds` and every task that names one of them in `kind`, transitively (`parent`:
+    descendants; `depends_on`: dependents). A seed need not exist yet."""
+    found = set(seeds)
+    frontier = list(found)
+    while frontier:
+        task_id = frontier.pop()
+        for source in index.in_order(kind, task_id):
+            if source not in found:
+                found.add(source)
+                frontier.append(source)
+    return found
+
+
+def affected_region(index: TaskIndex, written: Iterable[str]) -> set[str]:
+    """Every id that writing `written` (ids, existing or new) can make ready or blocked,
+    read from the index before the write.
+
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([
+    ...     Task(id="a", title="A", path="a.md"),
+    ...     Task(id="b", title="B", path="b.md", depends_on=("a",)),
+    ...     Task(id="c", title="C", path="c.md", parent="b"),
+    ...     Task(id="d", title="D", path="d.md"),
+    ... ])
+    >>> sorted(affected_region(index, ["a"]))
+    ['a', 'b', 'c']
+    """
+    written = set(written)
+    dependents = _reach(index, written, "depends_on")
+    region = _reach(index, dependents, "parent")
+    parents = (index.require(i).parent for i in written if i in index)
+    region.update(p for p in parents if p is not None and p in index)
+    return region
+
+
+def _standing(index: TaskIndex, task_id: str) -> Standing:
+    if task_id not in index:
+        return "absent"
+    record = index.record(task_id)
+    if record.ready:
+        return "ready"
+    return "blocked" if record.blocked else "neither"
+
+
+def standings(index: TaskIndex, ids: Iterable[str]) -> dict[str, Standing]:
+    """Each id's standing now: ready, blocked, neither (e.g. done, or a parent with open
+    children), or absent (no such task)."""
+    return {task_id: _standing(index, task_id) for task_id in ids}
+
+
+def _entered(
+    index: TaskIndex,
+    before: Mapping[str, Standing],
+    after: Mapping[str, Standing],
+    standing: Standing,
+) -> list[str]:
+    moved = (i for i, now in after.items() if now == standing and before.get(i) != standing)
+    return index.sorted_ids(moved)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadinessProbe:
+    """The standing of a write's region, taken before the write."""
+
+    before: Mapping[str, Standing]
+
+    @classmethod
+    def take(cls, index: TaskIndex, written: Iterable[str]) -> ReadinessProbe:
+        """Record the region of a write of `written` (ids, existing or new); call before
+        the write, under the index's lock."""
+        return cls(standings(index, affected_region(index, written)))
+
+    @property
+    def region(self) -> Collection[str]:
+        return self.before.keys()
+
+    def changes(self, index: TaskIndex) -> ReadinessChanges:
+        """The tasks of the region that became ready or became blocked, read from the index
+        after the write."""
+        after = standings(index, self.region)
+        return ReadinessChanges(
+            became_ready=_entered(index, self.before, after, "ready"),
+            became_blocked=_entered(index, self.before, after, "blocked"),
+        )
