@@ -21,7 +21,7 @@ from typing import IO, Any, Final
 
 import yaml_rs
 
-from storage.errors import NotATask, ParseError
+from storage.errors import NotATask, ParseError, WouldNotLoad
 from storage.model import (
     DEFAULT_TYPE,
     Task,
@@ -276,9 +276,9 @@ def _check_reads_back(text: str, task_id: str) -> None:
     try:
         again = loads(text, path=task_id)
     except ParseError as exc:
-        raise Unrepresentable(f"{task_id}: the file would not read back: {exc.detail}") from exc
+        raise WouldNotLoad(task_id, exc.detail) from exc
     if again.id != task_id:
-        raise Unrepresentable(f"{task_id}: the file would read back with id {again.id!r}")
+        raise WouldNotLoad(task_id, f"it would read back with id {again.id!r}")
 
 
 def dump(task: Task, fp: IO[str]) -> None:

@@ -46,7 +46,10 @@ class ServerContext:
 
     @classmethod
     def open(cls, root: Path, *, bots: Path | None = None, watch: bool = True) -> ServerContext:
-        live = LiveTree(root, watch=watch)
+        # The example shipped inside an installed package is never written a cache (it would
+        # land in site-packages and outlive `pip uninstall`).
+        installed_example = root.resolve() == Path(__file__).resolve().parent / "example"
+        live = LiveTree(root, watch=watch, use_cache=not installed_example)
         bots_dir = bots if bots is not None else live.root / "bots"
         context = cls(live=live, bots_dir=bots_dir)
         context.load_bots()

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from storage import codec
-from storage.errors import ParseError
+from storage.errors import ParseError, WouldNotLoad
 from storage.model import Task
 from storage.repository import TaskRepository
 from tests.conftest import write
@@ -150,7 +150,7 @@ def test_a_value_utf8_cannot_hold_is_refused_and_the_file_is_left_as_it_was(
 def test_a_task_that_would_not_read_back_as_a_task_is_refused() -> None:
     task = codec.loads("---\nid: a\ntitle: T\n---\n", path="p.md")
     for broken in (replace(task, title="  "), replace(task, extra={"status": "x"})):
-        with pytest.raises(codec.Unrepresentable, match="would not read back"):
+        with pytest.raises(WouldNotLoad, match="would not read back"):
             codec.dumps(broken)
     with pytest.raises(codec.Unrepresentable, match="surrogate"):
         codec.dumps(replace(task, body="\udc80"))
