@@ -47,6 +47,7 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
     "reorder_children": {"parent_id": "wx-84e61ceb", "order": []},
     "delete_task": {"task_id": "grant-c85990d2"},
     "story_bot_tool": {"project": "story-meta", "project_title": "Meta story"},
+    "triage_bot_tool": {"project": "triage-meta", "project_title": "Meta triage"},
 }
 SESSIONS: dict[str, dict[str, Any]] = {
     "all": {},
