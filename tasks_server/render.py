@@ -7,6 +7,7 @@ and nothing is printed as a Python repr. `check` has its own module (`tasks_serv
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from rich import box
@@ -50,9 +51,18 @@ def status_text(status: str) -> Text:
 
 def table(*headers: str, title: str | None = None) -> Table:
     """A borderless table with a rule under its header row."""
-    grid = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", pad_edge=False)
+    grid = Table(
+        box=box.SIMPLE_HEAD, title=title, title_justify="left", pad_edge=False, show_edge=False
+    )
     for header in headers:
         grid.add_column(header, overflow="fold")
+    return grid
+
+
+def keep_whole(grid: Table, names: list[str], column: int = 0) -> Table:
+    """Never fold `names` (ids, tool names) in `column`: other columns wrap instead."""
+    grid.columns[column].min_width = max((len(name) for name in names), default=0)
+    grid.columns[column].no_wrap = True
     return grid
 
 
@@ -70,15 +80,15 @@ def _task_cells(task: dict[str, Any]) -> list[str | Text]:
     ]
 
 
-def task_table(data: dict[str, Any], what: str = "tasks") -> RenderableType:
+def task_table(data: dict[str, Any], what: str = "ready") -> RenderableType:
     """ready: one row a task."""
     tasks = data.get("tasks", [])
     if not tasks:
-        return empty(what)
+        return empty(f"{what} tasks")
     grid = table("id", "prio", "status", "project", "title", title=_count(data, what))
     for task in tasks:
         grid.add_row(*_task_cells(task))
-    return grid
+    return keep_whole(grid, [task["id"] for task in tasks])
 
 
 def _count(data: dict[str, Any], what: str) -> str:
@@ -110,7 +120,7 @@ def blocked_table(data: dict[str, Any]) -> RenderableType:
     grid = table("id", "prio", "status", "project", "title", "why", title=_count(data, "blocked"))
     for row in rows:
         grid.add_row(*_task_cells(row["task"]), blocked_reasons(row))
-    return grid
+    return keep_whole(grid, [row["task"]["id"] for row in rows])
 
 
 def _pairs(title: str, pairs: list[tuple[str, Any]]) -> Table:
@@ -182,7 +192,19 @@ def _columns(*tables: Table) -> Table:
     return grid
 
 
+TIMES = frozenset({"created", "modified", "completed", "due", "file_modified"})
 FIELD_ORDER = ("type", "status", "priority", "project", "parent", "order", "assignee")
+
+
+def _when(text: str) -> str:
+    """An ISO timestamp for reading: to the second, `UTC` for a zero offset."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return text
+    offset = moment.utcoffset()
+    zone = "UTC" if offset is not None and not offset else moment.strftime("%z")
+    return f"{moment:%Y-%m-%d %H:%M:%S} {zone}".rstrip()
 
 
 def _field_text(value: Any) -> str:
@@ -206,6 +228,8 @@ def task_detail(data: dict[str, Any]) -> RenderableType:
     for key in keys:
         if task[key] not in (None, [], "", {}):
             value = status_text(task[key]) if key == "status" else _field_text(task[key])
+            if key in TIMES and isinstance(task[key], str):
+                value = _when(task[key])
             grid.add_row(key.replace("_", " "), value)
     return Group(head, grid, Text(""), Text(body.strip("\n"))) if body else Group(head, grid)
 
@@ -238,7 +262,7 @@ def tools_table(specs: list[dict[str, Any]]) -> RenderableType:
     grid = table("tool", "tier", "what it does", title=f"{len(specs)} tools")
     for spec in specs:
         grid.add_row(Text(spec["name"], style="bold"), spec["tier"], spec["description"])
-    return grid
+    return keep_whole(grid, [spec["name"] for spec in specs])
 
 
 def bots_table(catalog: list[dict[str, Any]]) -> RenderableType:
@@ -249,7 +273,7 @@ def bots_table(catalog: list[dict[str, Any]]) -> RenderableType:
     for entry in catalog:
         triggers = "; ".join(entry.get("trigger_patterns") or [])
         grid.add_row(Text(entry["name"], style="bold"), triggers, first_sentence(entry))
-    return grid
+    return keep_whole(grid, [entry["name"] for entry in catalog])
 
 
 def first_sentence(entry: dict[str, Any]) -> str:
@@ -260,16 +284,23 @@ def first_sentence(entry: dict[str, Any]) -> str:
 
 
 def import_report(report: dict[str, Any]) -> RenderableType:
-    """import: what was written, skipped and changed on the way."""
-    counts = [
-        (key.replace("_", " "), value)
-        for key, value in report.items()
-        if isinstance(value, int) and not isinstance(value, bool)
-    ]
-    parts: list[RenderableType] = [_pairs(f"import of {report.get('source', '')}", counts)]
-    for key, value in report.items():
-        if isinstance(value, dict) and value:
-            parts.append(_pairs(key.replace("_", " "), sorted(value.items())))
+    """import: what was written, skipped and dropped, the problems, and the tallies."""
+    unit = str(report.get("unit", "records"))
+    skipped = sum(report.get("skipped", {}).values())
+    head = (
+        f"imported {report['imported']:,} of {report['read']:,} {unit} from {report['source']}"
+        f" ({skipped:,} skipped, {report['dropped']:,} dropped)"
+    )
+    parts: list[RenderableType] = [Text(head, style="bold")]
+    problems = report.get("problems") or []
+    if problems:
+        grid = table("where", "problem", "detail", title=f"problems ({len(problems):,})")
+        for problem in problems:
+            grid.add_row(problem["where"], problem["kind"], problem["message"])
+        parts.append(grid)
+    for key in ("skipped", "dropped_fields", "counts"):
+        if report.get(key):
+            parts.append(_pairs(key.replace("_", " "), sorted(report[key].items())))
     return Group(*parts)
 
 
