@@ -115,10 +115,18 @@ def run_tree(args: argparse.Namespace, toolset: Toolset) -> None:
 def run_check(args: argparse.Namespace, toolset: Toolset) -> int:
     from tasks_server import checks, render, snapshot  # noqa: PLC0415
 
+    root = toolset.context.live.root
+    named, outside = _relative_paths(args.files, root)
+    if outside:
+        print(
+            f"tasks-server check: {outside[0]} is not under the task root {root}; "
+            "pass --root the folder that holds it",
+            file=sys.stderr,
+        )
+        return 2
     data = snapshot.merge_pages(pages(toolset, "get_structural_signals", {}))
     stats = call(toolset, "get_index_stats", {})
     index = toolset.context.index
-    root = toolset.context.live.root
 
     def path_of(task_id: str) -> str | None:
         task = index.get(task_id)
@@ -126,20 +134,23 @@ def run_check(args: argparse.Namespace, toolset: Toolset) -> int:
 
     problems = checks.collect(data, path_of, root)
     if args.files:
-        problems = checks.problems_in(problems, _relative_paths(args.files, root))
+        problems = checks.problems_in(problems, named)
     emit(args, data, lambda: render.check_view(problems, stats["tasks"], stats["files"]))
     return checks.exit_status(problems)
 
 
-def _relative_paths(files: list[Path], root: Path) -> set[str]:
-    """Root-relative POSIX paths of the files named on the command line (others ignored)."""
+def _relative_paths(files: list[Path], root: Path) -> tuple[set[str], list[Path]]:
+    """Root-relative POSIX paths of the files named on the command line, and the names of
+    those outside the root."""
     base = root.resolve()
-    found = set()
+    inside, outside = set(), []
     for name in files:
         path = name.resolve()
         if path.is_relative_to(base):
-            found.add(path.relative_to(base).as_posix())
-    return found
+            inside.add(path.relative_to(base).as_posix())
+        else:
+            outside.append(name)
+    return inside, outside
 
 
 def run_tools(args: argparse.Namespace, toolset: Toolset) -> None:
