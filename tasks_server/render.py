@@ -59,6 +59,14 @@ def table(*headers: str, title: str | None = None) -> Table:
     return grid
 
 
+def stack(*parts: RenderableType) -> Group:
+    """Parts one under another, a blank line between them."""
+    spaced: list[RenderableType] = []
+    for part in parts:
+        spaced.extend([Text(""), part] if spaced else [part])
+    return Group(*spaced)
+
+
 def keep_whole(grid: Table, names: list[str], column: int = 0) -> Table:
     """Never fold `names` (ids, tool names) in `column`: other columns wrap instead."""
     grid.columns[column].min_width = max((len(name) for name in names), default=0)
@@ -182,7 +190,7 @@ def metrics_view(data: dict[str, Any]) -> RenderableType:
         for row in heavy:
             grid.add_row(row["id"], str(row["out_degree"]), row["title"])
         parts.append(grid)
-    return Group(*parts)
+    return stack(*parts)
 
 
 def _columns(*tables: Table) -> Table:
@@ -254,7 +262,8 @@ def _grow(branch: Tree, nodes: list[dict[str, Any]]) -> None:
 
 
 def _node_label(node: dict[str, Any]) -> Text:
-    return Text.assemble((node["id"], "bold"), " ", status_text(node["status"]), " ", node["title"])
+    status = Text(f"[{node['status']}]", style=STATUS_STYLE.get(node["status"], "yellow"))
+    return Text.assemble((node["id"], "bold"), " ", status, " ", node["title"])
 
 
 def tools_table(specs: list[dict[str, Any]]) -> RenderableType:
@@ -301,7 +310,7 @@ def import_report(report: dict[str, Any]) -> RenderableType:
     for key in ("skipped", "dropped_fields", "counts"):
         if report.get(key):
             parts.append(_pairs(key.replace("_", " "), sorted(report[key].items())))
-    return Group(*parts)
+    return stack(*parts)
 
 
 def _plural(count: int, word: str) -> str:
@@ -324,4 +333,4 @@ def check_view(problems: list[Problem], tasks: int, files: int) -> RenderableTyp
             for problem in group:
                 grid.add_row(problem.where, problem.kind.replace("_", " "), problem.message)
             parts.append(grid)
-    return Group(*parts)
+    return stack(*parts)
