@@ -47,7 +47,7 @@ def test_check_passes_a_clean_tree_saying_how_much_it_checked(example_root: Path
 def test_check_lists_errors_by_file_and_line_under_a_counted_heading(odd_root: Path) -> None:
     odd = run("check", "--root", str(odd_root))
     assert odd.returncode == 1
-    lines = [line.strip() for line in odd.stdout.splitlines()]
+    lines = [line.strip() for line in odd.stdout.splitlines() if line.strip()]
     assert lines[0] == "checked 16 tasks in 23 files: 10 errors, 0 warnings"
     assert lines[1] == "errors (10)"
     for where in (
@@ -67,7 +67,7 @@ def test_check_puts_finished_tasks_with_open_children_under_warnings_and_exits_0
     write(tmp_path, "b.md", "---\nid: b\ntitle: Open child\nstatus: active\nparent: a\n---\n")
     done = run("check", "--root", str(tmp_path))
     assert done.returncode == 0, done.stdout
-    lines = [line.strip() for line in done.stdout.splitlines()]
+    lines = [line.strip() for line in done.stdout.splitlines() if line.strip()]
     assert lines[0] == "checked 2 tasks in 2 files: 0 errors, 2 warnings"
     assert lines[1] == "warnings (2)" and "errors (" not in done.stdout
     assert any(line.startswith("a.md ") and "open children: b" in line for line in lines)
