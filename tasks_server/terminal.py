@@ -14,15 +14,14 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterable, Iterator
-from typing import IO, TYPE_CHECKING, TypeVar
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
-__all__ = ["console", "iterate", "out", "working"]
+__all__ = ["console", "out", "working"]
 
-T = TypeVar("T")
 PIPE_WIDTH = 120
 
 
@@ -82,14 +81,3 @@ def working(what: str) -> Iterator[None]:
     with Progress(*columns, console=console(sys.stderr), transient=True) as progress:
         progress.add_task(what, total=None)
         yield
-
-
-def iterate(items: Iterable[T], what: str, total: int) -> Iterator[T]:
-    """`items`, with a progress bar on stderr while they are consumed."""
-    if not _live_stderr():
-        yield from items
-        return
-    from rich.progress import Progress  # noqa: PLC0415
-
-    with Progress(console=console(sys.stderr), transient=True) as progress:
-        yield from progress.track(items, total=total, description=what)

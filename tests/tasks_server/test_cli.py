@@ -128,3 +128,20 @@ def test_bots_prints_the_generated_catalog_with_triggers_and_parameters(
     assert len(catalog) == 35
     gather = catalog["story_bot_shape_gather_context"]
     assert gather["trigger_patterns"] and gather["parameters"]["type"] == "object"
+
+
+def test_check_of_a_file_outside_the_root_is_a_usage_error(
+    example_root: Path, tmp_path: Path
+) -> None:
+    stray = write(tmp_path, "elsewhere/a.md", "---\nid: a\ntitle: A\n---\n")
+    done = run("check", "--root", str(example_root), str(stray))
+    assert done.returncode == 2 and done.stdout == ""
+    assert str(stray) in done.stderr and "is not under the task root" in done.stderr
+
+
+def test_titles_with_brackets_are_printed_as_written(example_root: Path) -> None:
+    title = "Fix [bold]this[/bold] and [link=x]that[/link]"
+    made = run("new", title, "--project", "wx", "--root", str(example_root))
+    task_id = Path(made.stdout.strip()).name.split("-fix")[0]
+    shown = run("show", task_id, "--root", str(example_root))
+    assert shown.returncode == 0 and title in shown.stdout
