@@ -13,17 +13,30 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from tasks_server import render, roots
+from storage.timestamps import parse_timestamp
+from tasks_server import roots, terminal
+from tasks_server.human import set_clock
 from tasks_server.roles import ROLES, parse_patterns
 
-if TYPE_CHECKING:
-    from tasks_server.toolset import Toolset
+__all__ = ["NOW_ENV", "main"]
 
-__all__ = ["main"]
+NOW_ENV = "TASKS_NOW"
+
+
+def _instant(text: str) -> datetime:
+    """`--now`'s type: an ISO date or datetime (naive means UTC)."""
+    try:
+        parsed = parse_timestamp(text)
+    except ValueError:
+        parsed = None
+    if parsed is None:
+        raise argparse.ArgumentTypeError(f"not an ISO date or datetime: {text!r}")
+    return parsed
 
 
 def _server_options(parser: argparse.ArgumentParser) -> None:
@@ -40,6 +53,20 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bots", type=Path, default=None, help="bot configs folder (default <root>/bots)"
     )
+    parser.add_argument(
+        "--now",
+        type=_instant,
+        default=None,
+        help=f"fixed clock for time-relative results, ISO (default: ${NOW_ENV}, else the clock)",
+    )
+
+
+def _human(sub: Any, name: str, text: str) -> argparse.ArgumentParser:
+    """A human command: the server options, and `--json` for the tool's structured result."""
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=text)
+    _server_options(parser)
+    parser.add_argument("--json", action="store_true", help="print the structured result")
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,27 +83,33 @@ def build_parser() -> argparse.ArgumentParser:
     _server_options(call)
     call.add_argument("tool")
     call.add_argument("--args", default="{}", help="JSON object of arguments")
-    for name, text in [
-        ("check", "validate the tree; non-zero exit on problems"),
-        ("ready", "tasks ready to start"),
-        ("blocked", "blocked tasks and why"),
-        ("metrics", "graph metrics"),
-        ("tools", "list the tools a role sees"),
-    ]:
-        _server_options(sub.add_parser(name, help=text))
-    show = sub.add_parser("show", help="one task")
-    _server_options(show)
-    show.add_argument("task_id")
-    tree = sub.add_parser("tree", help="a project or subtree as a tree")
-    _server_options(tree)
+    _add_views(sub)
+    _add_import_export(sub)
+    return parser
+
+
+def _add_views(sub: Any) -> None:
+    check = _human(sub, "check", "validate the tree: errors (exit 1) and warnings")
+    check.add_argument(
+        "files", nargs="*", type=Path, help="report only problems touching these task files"
+    )
+    for name, text in [("ready", "tasks ready to start"), ("blocked", "blocked tasks and why")]:
+        _human(sub, name, text).add_argument("--project", default=None)
+    _human(sub, "metrics", "graph metrics").add_argument("--project", default=None)
+    _human(sub, "tools", "list the tools a role sees")
+    _human(sub, "show", "one task").add_argument("task_id")
+    tree = _human(sub, "tree", "a project or subtree as a tree")
     tree.add_argument("--project", default=None)
     tree.add_argument("--id", dest="task_id", default=None)
     tree.add_argument("--max-depth", type=int, default=None)
-    bots = sub.add_parser("bots", help="the generated bot tool catalog as JSON")
-    _server_options(bots)
-    bots.add_argument("--bot", default=None)
-    _add_import_export(sub)
-    return parser
+    _human(sub, "bots", "the generated bot tools").add_argument("--bot", default=None)
+    new = _human(sub, "new", "write a new task file and print its path")
+    new.add_argument("title")
+    new.add_argument("--parent", default=None, help="parent task id")
+    new.add_argument("--project", default=None, help="project (default: the parent's)")
+    _server_options(
+        sub.add_parser("snapshot", help="the tree's facts as deterministic JSON (use --now)")
+    )
 
 
 def _add_import_export(sub: Any) -> None:
@@ -85,11 +118,15 @@ def _add_import_export(sub: Any) -> None:
     imp.add_argument("source", type=Path)
     imp.add_argument("--root", type=roots.flag_path, required=True, help="tree to write into")
     imp.add_argument("--project", default=None, help="project name (backlog)")
-    exp = sub.add_parser("export", help="export a tree or neighbourhood")
-    _server_options(exp)
-    exp.add_argument("--format", choices=["mermaid", "dot", "json"], default="mermaid")
+    imp.add_argument("--json", action="store_true", help="print the import report as JSON")
+    exp = _human(sub, "export", "export a tree, project or neighbourhood as text or a picture")
+    exp.add_argument(
+        "--format", choices=["mermaid", "dot", "json", "svg", "png"], default="mermaid"
+    )
     exp.add_argument("--project", default=None)
-    exp.add_argument("--id", dest="task_id", default=None)
+    exp.add_argument("--id", dest="task_id", default=None, help="this task's neighbourhood")
+    exp.add_argument("--subtree", default=None, help="this task and everything under it")
+    exp.add_argument("--output", "-o", type=Path, default=None, help="write to this file")
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -101,13 +138,6 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _local_toolset(args: argparse.Namespace) -> Toolset:
-    """The tools for one command: the options' root, role and tools; no watcher thread."""
-    from tasks_server.toolset import open_toolset  # noqa: PLC0415 - after argument parsing
-
-    return open_toolset(args.root, **_options(args))
-
-
 async def call_tool(
     args: argparse.Namespace, tool: str, arguments: dict[str, Any]
 ) -> tuple[bool, dict[str, Any]]:
@@ -117,6 +147,7 @@ async def call_tool(
     from tasks_server.server import create_server  # noqa: PLC0415
 
     server = create_server(args.root, **_options(args))
+    set_clock(server.context, args.now)
     try:
         async with Client(server) as client:
             result = await client.call_tool(tool, arguments)
@@ -135,45 +166,10 @@ def _run_call(args: argparse.Namespace) -> int:
         return 2
     import anyio  # noqa: PLC0415
 
-    ok, data = anyio.run(call_tool, args, args.tool, arguments)
+    with terminal.working(f"{args.tool} on {args.root}"):
+        ok, data = anyio.run(call_tool, args, args.tool, arguments)
     print(json.dumps(data, indent=2, ensure_ascii=False))
     return 0 if ok else 1
-
-
-Human = tuple[str, Callable[[argparse.Namespace], dict[str, Any]], Callable[[dict[str, Any]], str]]
-HUMAN: dict[str, Human] = {
-    "ready": ("get_ready_tasks", lambda a: {"limit": 1000}, render.task_lines),
-    "blocked": ("get_blocked_tasks", lambda a: {"limit": 1000}, render.blocked_lines),
-    "metrics": ("get_graph_metrics", lambda a: {}, render.metrics_lines),
-    "show": ("get_task", lambda a: {"task_id": a.task_id}, render.task_detail),
-    "tree": (
-        "get_task_tree",
-        lambda a: {
-            "project": a.project,
-            "task_id": a.task_id,
-            "max_depth": a.max_depth,
-            "format": "ascii",
-        },
-        render.tree_text,
-    ),
-    "check": ("get_structural_signals", lambda a: {"limit": 1000}, render.check_lines),
-}
-
-
-def _run_human(args: argparse.Namespace) -> int:
-    tool, make_args, show = HUMAN[args.command]
-    arguments = {k: v for k, v in make_args(args).items() if v is not None}
-    toolset = _local_toolset(args)
-    try:
-        outcome = toolset.run(tool, arguments)
-    finally:
-        toolset.context.close()
-    data = outcome.data
-    if outcome.is_error:
-        print(data["error"]["message"], file=sys.stderr)
-        return 1
-    print(show(data))
-    return render.check_status(data) if args.command == "check" else 0
 
 
 def _run_serve(args: argparse.Namespace) -> int:
@@ -193,6 +189,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         bots=args.bots,
         bot=args.bot,
     )
+    set_clock(server.context, args.now)
     try:
         if args.transport == "http":
             serve_http(server, args.host, args.port, args.auth_token)
@@ -203,6 +200,15 @@ def _run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fixed_now(args: argparse.Namespace) -> None:
+    """`--now`, else `$TASKS_NOW`; a bad `$TASKS_NOW` is a usage error."""
+    if getattr(args, "now", "absent") is None and os.environ.get(NOW_ENV):
+        try:
+            args.now = _instant(os.environ[NOW_ENV])
+        except argparse.ArgumentTypeError as exc:
+            raise roots.BadRoot(f"tasks-server: ${NOW_ENV}: {exc}") from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
@@ -210,6 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.root = roots.for_command(args.command, args.root)
+        _fixed_now(args)
     except roots.BadRoot as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -218,8 +225,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "call": _run_call,
         "import": _run_import,
         "export": _run_export,
-        "tools": _run_tools,
-        "bots": _run_bots,
     }
     try:
         return runners.get(args.command, _run_human)(args)
@@ -235,32 +240,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def _run_human(args: argparse.Namespace) -> int:
+    from tasks_server import human  # noqa: PLC0415
+
+    return human.run(args)
+
+
 def _run_import(args: argparse.Namespace) -> int:
     from tasks_server import interop  # noqa: PLC0415
 
-    return interop.run_import(args.kind, args.source, args.root, args.project)
+    return interop.run_import(args.kind, args.source, args.root, args.project, as_json=args.json)
 
 
 def _run_export(args: argparse.Namespace) -> int:
     from tasks_server import interop  # noqa: PLC0415
 
-    print(interop.export(args.root, args.format, project=args.project, task_id=args.task_id))
-    return 0
-
-
-def _run_tools(args: argparse.Namespace) -> int:
-    toolset = _local_toolset(args)
-    toolset.context.close()
-    for spec in toolset.visible():
-        print(f"{spec.name}: {spec.description.splitlines()[0] if spec.description else ''}")
-    return 0
-
-
-def _run_bots(args: argparse.Namespace) -> int:
-    from tasks_server.context import ServerContext  # noqa: PLC0415
-
-    context = ServerContext.open(args.root, bots=args.bots, watch=False)
-    catalog = context.bots.catalog_json(only=args.bot) if context.bots else []
-    context.close()
-    print(json.dumps(catalog, indent=2, ensure_ascii=False))
-    return 0
+    return interop.run_export(args)

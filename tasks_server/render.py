@@ -1,102 +1,336 @@
-"""Plain-text views of tool results for the human CLI commands."""
+"""Views of tool results for people: aligned tables and trees drawn with rich.
+
+Each function takes the structured result a tool returns (the same data `--json` prints)
+and gives something to print. Numbers are rounded for reading, lists are joined with commas
+and nothing is printed as a Python repr. `check` has its own module (`tasks_server.checks`).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from tasks_server.checks import Problem
 
 __all__ = [
-    "blocked_lines",
-    "check_lines",
-    "check_status",
-    "metrics_lines",
+    "STATUS_STYLE",
+    "blocked_table",
+    "bots_table",
+    "check_view",
+    "import_report",
+    "metrics_view",
+    "status_text",
     "task_detail",
-    "task_lines",
-    "tree_text",
+    "task_table",
+    "tools_table",
+    "tree_view",
 ]
 
-
-def _line(task: dict[str, Any]) -> str:
-    project = f" [{task['project']}]" if task.get("project") else ""
-    return f"{task['id']}  P{task['priority']}  {task['status']:<11} {task['title']}{project}"
-
-
-def task_lines(data: dict[str, Any]) -> str:
-    tasks = data.get("tasks", [])
-    return "\n".join(_line(task) for task in tasks) or "(none)"
-
-
-def blocked_lines(data: dict[str, Any]) -> str:
-    out: list[str] = []
-    for row in data.get("tasks", []):
-        reasons = [
-            f"{key}: {', '.join(row[key])}"
-            for key in ("unmet_dependencies", "dangling_dependencies", "cycle")
-            if row[key]
-        ]
-        if row.get("blocked_ancestor"):
-            reasons.append(f"blocked_ancestor: {row['blocked_ancestor']}")
-        if row.get("status_blocked"):
-            reasons.append("status is blocked")
-        out.append(f"{_line(row['task'])}\n    {'; '.join(reasons)}")
-    return "\n".join(out) or "(none)"
+STATUS_STYLE = {
+    "done": "green",
+    "cancelled": "dim",
+    "in_progress": "cyan",
+    "blocked": "red",
+    "review": "magenta",
+    "active": "default",
+}
 
 
-def metrics_lines(data: dict[str, Any]) -> str:
-    keep = {k: v for k, v in data.items() if k not in ("success", "guidance")}
-    return "\n".join(f"{key}: {value}" for key, value in keep.items())
+def status_text(status: str) -> Text:
+    return Text(status, style=STATUS_STYLE.get(status, "yellow"))
 
 
-def task_detail(data: dict[str, Any]) -> str:
-    task = data["task"]
-    head = [
-        f"{key}: {value}"
-        for key, value in task.items()
-        if key not in ("body", "extra") and value not in (None, [], "")
-    ]
-    return "\n".join(head) + "\n\n" + (task.get("body") or "")
-
-
-def tree_text(data: dict[str, Any]) -> str:
-    return str(data.get("ascii") or "(empty)")
-
-
-def check_lines(data: dict[str, Any]) -> str:
-    out = []
-    shown = 0
-    for key, value in data.items():
-        items = [] if key in ("success", "guidance", "totals") else _problem_items(value)
-        if not items:
-            continue
-        out.append(f"{key}:")
-        out.extend(f"  {item}" for item in items)
-        shown += len(items)
-    if data.get("next_cursor"):
-        rest = sum(data.get("totals", {}).values()) - shown
-        out.append(f"... and {rest} more (page them with get_structural_signals)")
-    return "\n".join(out) or "no problems found"
-
-
-def _problem_items(value: Any) -> list[Any]:
-    """The entries of a signal: a list, or a dict of lists (dangling references by field)."""
-    if isinstance(value, list):
-        return value
-    if isinstance(value, dict):
-        return [f"{field}: {entry}" for field, entries in value.items() for entry in entries]
-    return []
-
-
-def check_status(data: dict[str, Any]) -> int:
-    """1 when the tree has problems worth fixing (on any page: read from `totals`), else 0.
-    Done tasks with open children, and open tasks under done ones, are not errors."""
-    keys = (
-        "parent_cycles",
-        "dependency_cycles",
-        "dangling_parent",
-        "dangling_depends_on",
-        "dangling_soft_depends_on",
-        "duplicate_ids",
-        "unparseable_files",
-        "self_references",
+def table(*headers: str, title: str | None = None) -> Table:
+    """A borderless table with a rule under its header row."""
+    grid = Table(
+        box=box.SIMPLE_HEAD, title=title, title_justify="left", pad_edge=False, show_edge=False
     )
-    totals = data.get("totals") or {}
-    return 1 if any(totals.get(key) for key in keys) else 0
+    for header in headers:
+        grid.add_column(header, overflow="fold")
+    return grid
+
+
+def stack(*parts: RenderableType) -> Group:
+    """Parts one under another, a blank line between them."""
+    spaced: list[RenderableType] = []
+    for part in parts:
+        spaced.extend([Text(""), part] if spaced else [part])
+    return Group(*spaced)
+
+
+def keep_whole(grid: Table, names: list[str], column: int = 0) -> Table:
+    """Never fold `names` (ids, tool names) in `column`: other columns wrap instead."""
+    grid.columns[column].min_width = max((len(name) for name in names), default=0)
+    grid.columns[column].no_wrap = True
+    return grid
+
+
+def empty(what: str) -> Text:
+    return Text(f"no {what}", style="dim")
+
+
+def _task_cells(task: dict[str, Any]) -> list[str | Text]:
+    return [
+        Text(task["id"], style="bold"),
+        f"P{task['priority']}",
+        status_text(task["status"]),
+        task.get("project") or "",
+        task["title"],
+    ]
+
+
+def task_table(data: dict[str, Any], what: str = "ready") -> RenderableType:
+    """ready: one row a task."""
+    tasks = data.get("tasks", [])
+    if not tasks:
+        return empty(f"{what} tasks")
+    grid = table("id", "prio", "status", "project", "title", title=_count(data, what))
+    for task in tasks:
+        grid.add_row(*_task_cells(task))
+    return keep_whole(grid, [task["id"] for task in tasks])
+
+
+def _count(data: dict[str, Any], what: str) -> str:
+    shown, total = data.get("count", 0), data.get("total", 0)
+    return f"{total:,} {what}" if shown == total else f"{shown:,} of {total:,} {what}"
+
+
+def blocked_reasons(row: dict[str, Any]) -> str:
+    """Why a task is blocked, in words."""
+    reasons = []
+    if row.get("status_blocked"):
+        reasons.append("status is blocked")
+    if row.get("unmet_dependencies"):
+        reasons.append("waits on " + ", ".join(row["unmet_dependencies"]))
+    if row.get("dangling_dependencies"):
+        reasons.append("depends on missing " + ", ".join(row["dangling_dependencies"]))
+    if row.get("cycle"):
+        reasons.append("in a dependency cycle with " + ", ".join(row["cycle"]))
+    if row.get("blocked_ancestor"):
+        reasons.append("under blocked " + row["blocked_ancestor"])
+    return "; ".join(reasons)
+
+
+def blocked_table(data: dict[str, Any]) -> RenderableType:
+    """blocked: one row a task, with the reasons."""
+    rows = data.get("tasks", [])
+    if not rows:
+        return empty("blocked tasks")
+    grid = table("id", "prio", "status", "project", "title", "why", title=_count(data, "blocked"))
+    for row in rows:
+        grid.add_row(*_task_cells(row["task"]), blocked_reasons(row))
+    return keep_whole(grid, [row["task"]["id"] for row in rows])
+
+
+def _pairs(title: str, pairs: list[tuple[str, Any]]) -> Table:
+    grid = table(title, "")
+    grid.columns[1].justify = "right"
+    for label, value in pairs:
+        grid.add_row(label, _number(value))
+    return grid
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.1f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return "" if value is None else str(value)
+
+
+def _scope(data: dict[str, Any]) -> str:
+    scope = data.get("scope", "all")
+    return "whole tree" if scope == "all" else f"{scope} {data.get('scope_id')}"
+
+
+def metrics_view(data: dict[str, Any]) -> RenderableType:
+    """metrics: counts, then counts by status and type, degrees and readiness."""
+    deps, ready = data["dependency_stats"], data["readiness_stats"]
+    shape = [
+        ("tasks", data["total_tasks"]),
+        ("roots", data["root_count"]),
+        ("leaves", data["leaf_count"]),
+        ("orphans", data["orphan_count"]),
+        ("max depth", data["max_depth"]),
+        ("average depth", data["avg_depth"]),
+        ("without depth (parent cycle)", data["no_depth_count"]),
+    ]
+    readiness = [
+        ("ready", ready["ready_count"]),
+        ("blocked", ready["blocked_count"]),
+        ("in progress", ready["in_progress_count"]),
+    ]
+    edges = [
+        ("dependency edges", deps["total_edges"]),
+        ("dangling edges", deps["dangling_edges"]),
+        ("max in-degree", deps["max_in_degree"]),
+        ("max out-degree", deps["max_out_degree"]),
+    ]
+    parts: list[RenderableType] = [
+        Text(f"Graph metrics: {_scope(data)}", style="bold"),
+        _columns(_pairs("shape", shape), _pairs("readiness", readiness), _pairs("edges", edges)),
+        _columns(
+            _pairs("status", sorted(data["tasks_by_status"].items())),
+            _pairs("type", sorted(data["tasks_by_type"].items())),
+        ),
+    ]
+    heavy = deps.get("tasks_with_high_out_degree") or []
+    if heavy:
+        grid = table("id", "depends on", "title", title="Most dependencies")
+        grid.columns[1].justify = "right"
+        for row in heavy:
+            grid.add_row(row["id"], str(row["out_degree"]), row["title"])
+        parts.append(grid)
+    return stack(*parts)
+
+
+def _columns(*tables: Table) -> Table:
+    """Tables side by side."""
+    grid = Table.grid(padding=(0, 4))
+    grid.add_row(*tables)
+    return grid
+
+
+TIMES = frozenset({"created", "modified", "completed", "due", "file_modified"})
+FIELD_ORDER = ("type", "status", "priority", "project", "parent", "order", "assignee")
+
+
+def _when(text: str) -> str:
+    """An ISO timestamp for reading: to the second, `UTC` for a zero offset."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return text
+    offset = moment.utcoffset()
+    zone = "UTC" if offset is not None and not offset else moment.strftime("%z")
+    return f"{moment:%Y-%m-%d %H:%M:%S} {zone}".rstrip()
+
+
+def _field_text(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return _number(value)
+
+
+def task_detail(data: dict[str, Any]) -> RenderableType:
+    """show: the task's fields, then its body."""
+    task = dict(data["task"])
+    head = Text.assemble((task.pop("id"), "bold"), "  ", task.pop("title"))
+    body = task.pop("body", None) or ""
+    task.pop("extra", None)
+    keys = [*[k for k in FIELD_ORDER if k in task], *[k for k in task if k not in FIELD_ORDER]]
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="dim")
+    grid.add_column(overflow="fold")
+    for key in keys:
+        if task[key] not in (None, [], "", {}):
+            value = status_text(task[key]) if key == "status" else _field_text(task[key])
+            if key in TIMES and isinstance(task[key], str):
+                value = _when(task[key])
+            grid.add_row(key.replace("_", " "), value)
+    return Group(head, grid, Text(""), Text(body.strip("\n"))) if body else Group(head, grid)
+
+
+def tree_view(data: dict[str, Any]) -> RenderableType:
+    """tree: the nested nodes of get_task_tree (format json)."""
+    nodes = data.get("tree") or []
+    if not nodes:
+        return empty("tasks")
+    if len(nodes) == 1:
+        top = Tree(_node_label(nodes[0]), guide_style="dim")
+        _grow(top, nodes[0]["children"])
+        return top
+    top = Tree(Text(f"{data.get('node_count', 0):,} tasks", style="dim"), guide_style="dim")
+    _grow(top, nodes)
+    return top
+
+
+def _grow(branch: Tree, nodes: list[dict[str, Any]]) -> None:
+    for node in nodes:
+        _grow(branch.add(_node_label(node)), node.get("children") or [])
+
+
+def _node_label(node: dict[str, Any]) -> Text:
+    status = Text(f"[{node['status']}]", style=STATUS_STYLE.get(node["status"], "yellow"))
+    return Text.assemble((node["id"], "bold"), " ", status, " ", node["title"])
+
+
+def tools_table(specs: list[dict[str, Any]]) -> RenderableType:
+    """tools: name, tier and the whole description (wrapped, never cut)."""
+    grid = table("tool", "tier", "what it does", title=f"{len(specs)} tools")
+    for spec in specs:
+        grid.add_row(Text(spec["name"], style="bold"), spec["tier"], spec["description"])
+    return keep_whole(grid, [spec["name"] for spec in specs])
+
+
+def bots_table(catalog: list[dict[str, Any]]) -> RenderableType:
+    """bots: the generated tools, with their triggers."""
+    if not catalog:
+        return empty("bot tools")
+    grid = table("tool", "triggers", "what it does", title=f"{len(catalog)} bot tools")
+    for entry in catalog:
+        triggers = "; ".join(entry.get("trigger_patterns") or [])
+        grid.add_row(Text(entry["name"], style="bold"), triggers, first_sentence(entry))
+    return keep_whole(grid, [entry["name"] for entry in catalog])
+
+
+def first_sentence(entry: dict[str, Any]) -> str:
+    """A description's first sentence, whole (`--json` has the rest)."""
+    text = " ".join(str(entry.get("description", "")).split())
+    end = text.find(". ")
+    return text if end < 0 else text[: end + 1]
+
+
+def import_report(report: dict[str, Any]) -> RenderableType:
+    """import: what was written, skipped and dropped, the problems, and the tallies."""
+    unit = str(report.get("unit", "records"))
+    skipped = sum(report.get("skipped", {}).values())
+    head = (
+        f"imported {report['imported']:,} of {report['read']:,} {unit} from {report['source']}"
+        f" ({skipped:,} skipped, {report['dropped']:,} dropped)"
+    )
+    parts: list[RenderableType] = [Text(head, style="bold")]
+    problems = report.get("problems") or []
+    if problems:
+        grid = table("where", "problem", "detail", title=f"problems ({len(problems):,})")
+        for problem in problems:
+            grid.add_row(problem["where"], problem["kind"], problem["message"])
+        parts.append(grid)
+    for key in ("skipped", "dropped_fields", "counts"):
+        if report.get(key):
+            parts.append(_pairs(key.replace("_", " "), sorted(report[key].items())))
+    return stack(*parts)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
+def check_view(problems: list[Problem], tasks: int, files: int) -> RenderableType:
+    """check: a summary line, then errors and warnings, each under its heading."""
+    errors = [p for p in problems if p.is_error]
+    warnings = [p for p in problems if not p.is_error]
+    checked = f"checked {_plural(tasks, 'task')} in {_plural(files, 'file')}"
+    if not problems:
+        return Text(f"{checked}: no problems found", style="green")
+    summary = f"{checked}: {_plural(len(errors), 'error')}, {_plural(len(warnings), 'warning')}"
+    parts: list[RenderableType] = [Text(summary, style="bold")]
+    for heading, group, style in (("errors", errors, "red"), ("warnings", warnings, "yellow")):
+        if group:
+            grid = table("file", "problem", "detail")
+            grid.title = Text(f"{heading} ({len(group):,})", style=f"bold {style}")
+            for problem in group:
+                grid.add_row(problem.where, problem.kind.replace("_", " "), problem.message)
+            parts.append(grid)
+    return stack(*parts)

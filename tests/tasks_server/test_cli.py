@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import DATASETS, datasets
+from tests.conftest import DATASETS, datasets, write
 
 SCRIPT = Path(sys.executable).with_name("tasks-server")
 
@@ -36,15 +36,54 @@ def test_call_with_arguments_that_are_not_json_is_a_usage_error(example_root: Pa
     assert done.returncode == 2 and "not JSON" in done.stderr
 
 
-def test_check_passes_a_clean_tree_and_fails_the_odd_one(
-    example_root: Path, odd_root: Path
-) -> None:
+def test_check_passes_a_clean_tree_saying_how_much_it_checked(example_root: Path) -> None:
     clean = run("check", "--root", str(example_root))
+    assert (clean.returncode, clean.stdout.strip()) == (
+        0,
+        "checked 50 tasks in 50 files: no problems found",
+    )
+
+
+def test_check_lists_errors_by_file_and_line_under_a_counted_heading(odd_root: Path) -> None:
     odd = run("check", "--root", str(odd_root))
-    assert (clean.returncode, clean.stdout.strip()) == (0, "no problems found")
     assert odd.returncode == 1
-    for fragment in ("odd-cycle-a", "does-not-exist", "dup-a.md", "bad-yaml.md", "odd-self"):
-        assert fragment in odd.stdout
+    lines = [line.strip() for line in odd.stdout.splitlines() if line.strip()]
+    assert lines[0] == "checked 16 tasks in 23 files: 10 errors, 0 warnings"
+    assert lines[1] == "errors (10)"
+    for where in (
+        "cycle-a.md",
+        "dangling.md:7",
+        "dup-a.md:3",
+        "bad-yaml.md:5",
+        "self-dependency.md:6",
+    ):
+        assert any(line.startswith(where + " ") for line in lines), where
+
+
+def test_check_puts_finished_tasks_with_open_children_under_warnings_and_exits_0(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "a.md", "---\nid: a\ntitle: Done parent\nstatus: done\n---\n")
+    write(tmp_path, "b.md", "---\nid: b\ntitle: Open child\nstatus: active\nparent: a\n---\n")
+    done = run("check", "--root", str(tmp_path))
+    assert done.returncode == 0, done.stdout
+    lines = [line.strip() for line in done.stdout.splitlines() if line.strip()]
+    assert lines[0] == "checked 2 tasks in 2 files: 0 errors, 2 warnings"
+    assert lines[1] == "warnings (2)" and "errors (" not in done.stdout
+    assert any(line.startswith("a.md ") and "open children: b" in line for line in lines)
+
+
+def test_check_of_named_files_reports_only_their_problems(odd_root: Path) -> None:
+    clean = run("check", "--root", str(odd_root), str(odd_root / "emoji.md"))
+    assert clean.returncode == 0 and "no problems found" in clean.stdout
+    broken = run("check", "--root", str(odd_root), str(odd_root / "dangling.md"))
+    assert broken.returncode == 1
+    assert "2 errors" in broken.stdout and "bad-yaml" not in broken.stdout
+
+
+def test_check_with_an_unknown_option_is_a_usage_error(example_root: Path) -> None:
+    done = run("check", "--root", str(example_root), "--nope")
+    assert done.returncode == 2 and "--nope" in done.stderr
 
 
 @datasets
@@ -72,16 +111,37 @@ def test_import_into_a_tree_that_already_has_the_ids_writes_nothing(tmp_path: Pa
 def test_export_draws_dependencies_dashed_and_parents_solid(example_root: Path) -> None:
     done = run("export", "--root", str(example_root), "--format", "dot", "--id", "pipe-a84567f9")
     assert done.returncode == 0
-    assert '"pipe-a84567f9" -> "pipe-778e6176" [style=dashed];' in done.stdout
-    assert '"pipe-2052e52b" -> "pipe-a84567f9";' in done.stdout
+    dependency = next(line for line in done.stdout.splitlines() if '-> "pipe-778e6176"' in line)
+    parent = next(line for line in done.stdout.splitlines() if '-> "pipe-a84567f9"' in line)
+    assert (
+        dependency.startswith('  "pipe-a84567f9" -> "pipe-778e6176" [') and "dashed" in dependency
+    )
+    assert parent.startswith('  "pipe-2052e52b" -> "pipe-a84567f9" [') and "dashed" not in parent
 
 
 def test_bots_prints_the_generated_catalog_with_triggers_and_parameters(
     example_root: Path,
 ) -> None:
-    done = run("bots", "--root", str(example_root))
+    done = run("bots", "--root", str(example_root), "--json")
     assert done.returncode == 0, done.stderr
     catalog = {entry["name"]: entry for entry in json.loads(done.stdout)}
     assert len(catalog) == 35 + 25  # story_bot and triage_bot
     gather = catalog["story_bot_shape_gather_context"]
     assert gather["trigger_patterns"] and gather["parameters"]["type"] == "object"
+
+
+def test_check_of_a_file_outside_the_root_is_a_usage_error(
+    example_root: Path, tmp_path: Path
+) -> None:
+    stray = write(tmp_path, "elsewhere/a.md", "---\nid: a\ntitle: A\n---\n")
+    done = run("check", "--root", str(example_root), str(stray))
+    assert done.returncode == 2 and done.stdout == ""
+    assert str(stray) in done.stderr and "is not under the task root" in done.stderr
+
+
+def test_titles_with_brackets_are_printed_as_written(example_root: Path) -> None:
+    title = "Fix [bold]this[/bold] and [link=x]that[/link]"
+    made = run("new", title, "--project", "wx", "--root", str(example_root))
+    task_id = Path(made.stdout.strip()).name.split("-fix")[0]
+    shown = run("show", task_id, "--root", str(example_root))
+    assert shown.returncode == 0 and title in shown.stdout

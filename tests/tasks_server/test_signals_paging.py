@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tasks_server.render import check_lines, check_status
+from tasks_server.checks import Problem, exit_status
+from tasks_server.snapshot import merge_pages
 from tests.conftest import write
 from tests.tasks_server.conftest import call, make_server
 
@@ -83,16 +84,29 @@ async def test_the_review_snapshot_carries_the_first_page_of_signals(broken: Cli
     assert sum(review["signals"]["totals"].values()) == 14
 
 
-def test_check_says_how_many_signals_a_page_left_out() -> None:
-    page = {"parent_cycles": [["a", "b"]], "totals": {"parent_cycles": 3}, "next_cursor": "x"}
-    assert check_lines(page).splitlines() == [
-        "parent_cycles:",
-        "  ['a', 'b']",
-        "... and 2 more (page them with get_structural_signals)",
-    ]
+def test_check_reads_every_page_of_signals_as_one_result() -> None:
+    first = {
+        "parent_cycles": [["a", "b"]],
+        "dangling_references": {"parent": [], "depends_on": [{"task_id": "x", "missing_id": "y"}]},
+        "totals": {"parent_cycles": 2, "dangling_depends_on": 1},
+        "next_cursor": "x",
+    }
+    second = {
+        "parent_cycles": [["c", "d"]],
+        "dangling_references": {"parent": [], "depends_on": []},
+        "totals": {"parent_cycles": 2, "dangling_depends_on": 1},
+        "next_cursor": None,
+    }
+    merged = merge_pages([first, second])
+    assert merged["parent_cycles"] == [["a", "b"], ["c", "d"]]
+    assert merged["dangling_references"]["depends_on"] == [{"task_id": "x", "missing_id": "y"}]
+    assert merged["next_cursor"] is None and merged["totals"] == first["totals"]
 
 
-def test_check_fails_on_a_problem_beyond_the_page_it_shows() -> None:
-    mismatch = {"terminal_with_open_children": 1000, "open_under_terminal_parent": 0}
-    assert check_status({"totals": mismatch}) == 0  # not an error of the tree
-    assert check_status({"totals": mismatch | {"dependency_cycles": 1}}) == 1
+def test_check_fails_on_errors_but_not_on_warnings() -> None:
+    def problem(kind: str) -> Problem:
+        return Problem(kind, "a.md", None, "", ("a.md",))
+
+    warnings = [problem("terminal_with_open_children"), problem("open_under_terminal_parent")]
+    assert exit_status(warnings) == 0  # not an error of the tree
+    assert exit_status([*warnings, problem("dependency_cycle")]) == 1

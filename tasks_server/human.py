@@ -1,0 +1,220 @@
+"""The human commands: the same tools agents call (`Toolset.run`), printed for people.
+
+Every command takes `--json` and then prints the structured result the tool returns. An
+unknown id or project is one line on stderr and exit 1. rich is imported only here and in
+the modules that draw, after the arguments are parsed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tasks_server import terminal
+from tasks_server.snapshot import CallFailed as Failed
+from tasks_server.snapshot import pages
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from tasks_server.toolset import Toolset
+
+__all__ = ["RUNNERS", "open_tools", "set_clock"]
+
+ALL = 1000  # the largest page a tool gives; the human commands show whole lists
+
+
+def set_clock(context: Any, now: datetime | None) -> None:
+    """Fix the context's clock at `now` (every time-relative output then repeats)."""
+    if now is not None:
+        context.clock = lambda: now
+
+
+def open_tools(args: argparse.Namespace) -> Toolset:
+    """The tools over the command's root, role and allowlist; no watcher thread."""
+    from tasks_server.roles import parse_patterns  # noqa: PLC0415
+    from tasks_server.toolset import open_toolset  # noqa: PLC0415
+
+    with terminal.working(f"loading {args.root}"):
+        toolset = open_toolset(
+            args.root,
+            role=getattr(args, "role", None),
+            tools=parse_patterns(getattr(args, "tools", None)),
+            bots=getattr(args, "bots", None),
+            watch=False,
+        )
+    set_clock(toolset.context, getattr(args, "now", None))
+    return toolset
+
+
+def call(toolset: Toolset, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A tool's result; its error message becomes `Failed`."""
+    outcome = toolset.run(tool, {k: v for k, v in arguments.items() if v is not None})
+    if outcome.is_error:
+        raise Failed(outcome.data["error"]["message"])
+    return outcome.data
+
+
+def emit(args: argparse.Namespace, data: Any, view: Callable[[], RenderableType]) -> None:
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        terminal.out(view())
+
+
+def require_project(toolset: Toolset, project: str | None) -> None:
+    if project is None:
+        return
+    known = toolset.context.index.projects()
+    if project not in known:
+        raise Failed(f"unknown project: {project} (projects: {', '.join(known) or 'none'})")
+
+
+def _listing(tool: str, what: str) -> Callable[[argparse.Namespace, Toolset], None]:
+    def run(args: argparse.Namespace, toolset: Toolset) -> None:
+        from tasks_server import render  # noqa: PLC0415
+
+        require_project(toolset, args.project)
+        data = call(toolset, tool, {"limit": ALL, "project": args.project})
+        view = render.blocked_table if what == "blocked" else render.task_table
+        emit(args, data, lambda: view(data))
+
+    return run
+
+
+def run_metrics(args: argparse.Namespace, toolset: Toolset) -> None:
+    from tasks_server import render  # noqa: PLC0415
+
+    require_project(toolset, args.project)
+    arguments: dict[str, Any] = {"scope": "project", "scope_id": args.project}
+    data = call(toolset, "get_graph_metrics", arguments if args.project else {})
+    emit(args, data, lambda: render.metrics_view(data))
+
+
+def run_show(args: argparse.Namespace, toolset: Toolset) -> None:
+    from tasks_server import render  # noqa: PLC0415
+
+    data = call(toolset, "get_task", {"task_id": args.task_id})
+    emit(args, data, lambda: render.task_detail(data))
+
+
+def run_tree(args: argparse.Namespace, toolset: Toolset) -> None:
+    from tasks_server import render  # noqa: PLC0415
+
+    require_project(toolset, args.project)
+    arguments = {"project": args.project, "task_id": args.task_id, "max_depth": args.max_depth}
+    data = call(toolset, "get_task_tree", arguments)
+    emit(args, data, lambda: render.tree_view(data))
+
+
+def run_check(args: argparse.Namespace, toolset: Toolset) -> int:
+    from tasks_server import checks, render, snapshot  # noqa: PLC0415
+
+    root = toolset.context.live.root
+    named, outside = _relative_paths(args.files, root)
+    if outside:
+        print(
+            f"tasks-server check: {outside[0]} is not under the task root {root}; "
+            "pass --root the folder that holds it",
+            file=sys.stderr,
+        )
+        return 2
+    data = snapshot.merge_pages(pages(toolset, "get_structural_signals", {}))
+    stats = call(toolset, "get_index_stats", {})
+    index = toolset.context.index
+
+    def path_of(task_id: str) -> str | None:
+        task = index.get(task_id)
+        return task.path if task is not None else None
+
+    problems = checks.collect(data, path_of, root)
+    if args.files:
+        problems = checks.problems_in(problems, named)
+    emit(args, data, lambda: render.check_view(problems, stats["tasks"], stats["files"]))
+    return checks.exit_status(problems)
+
+
+def _relative_paths(files: list[Path], root: Path) -> tuple[set[str], list[Path]]:
+    """Root-relative POSIX paths of the files named on the command line, and the names of
+    those outside the root."""
+    base = root.resolve()
+    inside, outside = set(), []
+    for name in files:
+        path = name.resolve()
+        if path.is_relative_to(base):
+            inside.add(path.relative_to(base).as_posix())
+        else:
+            outside.append(name)
+    return inside, outside
+
+
+def run_tools(args: argparse.Namespace, toolset: Toolset) -> None:
+    from tasks_server import render  # noqa: PLC0415
+
+    specs = [
+        {"name": spec.name, "tier": spec.tier, "description": " ".join(spec.description.split())}
+        for spec in toolset.visible()
+    ]
+    emit(args, specs, lambda: render.tools_table(specs))
+
+
+def run_bots(args: argparse.Namespace, toolset: Toolset) -> None:
+    from tasks_server import render  # noqa: PLC0415
+
+    bots = toolset.context.bots
+    catalog = bots.catalog_json(only=args.bot) if bots else []
+    emit(args, catalog, lambda: render.bots_table(catalog))
+
+
+def run_new(args: argparse.Namespace, toolset: Toolset) -> None:
+    """A new task file; under a parent, in the parent's project unless told otherwise."""
+    project = args.project
+    if project is None and args.parent is not None:
+        parent = toolset.context.index.get(args.parent)
+        project = parent.project if parent is not None else None
+    arguments = {"title": args.title, "parent": args.parent, "project": project}
+    data = call(toolset, "create_task", arguments)
+    path = toolset.context.live.root / data["task"]["path"]
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print(path)
+
+
+def run_snapshot(args: argparse.Namespace, toolset: Toolset) -> None:
+    from tasks_server import snapshot  # noqa: PLC0415
+
+    sys.stdout.write(snapshot.dumps(snapshot.tree_facts(toolset)))
+
+
+Runner = Callable[[argparse.Namespace, "Toolset"], int | None]
+RUNNERS: dict[str, Runner] = {
+    "ready": _listing("get_ready_tasks", "ready tasks"),
+    "blocked": _listing("get_blocked_tasks", "blocked"),
+    "metrics": run_metrics,
+    "show": run_show,
+    "tree": run_tree,
+    "check": run_check,
+    "tools": run_tools,
+    "bots": run_bots,
+    "new": run_new,
+    "snapshot": run_snapshot,
+}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the human command `args.command`; 1 on a tool error or unknown name."""
+    toolset = open_tools(args)
+    try:
+        status = RUNNERS[args.command](args, toolset)
+    except Failed as exc:
+        print(f"tasks-server {args.command}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        toolset.context.close()
+    return status or 0

@@ -1,0 +1,149 @@
+"""The README's commands run: the quick start's main job, the call example, every row of the
+command-line table (each alternative and option at least once) and any export line.
+
+Placeholders are filled in: TOOL, JSON, ID, P, FILE, DIR, ISO, "Title". A `[a \\| b]` group
+is tried absent and with each alternative; `a\\|b` tries each word. The tree is a fresh copy
+of the bundled one, named by `$TASKS_ROOT` as a reader's shell would."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DATA, REPO, write
+
+SCRIPT = Path(sys.executable).with_name("tasks-server")
+README = (REPO / "README.md").read_text(encoding="utf-8")
+SPAN = re.compile(r"`([^`]+)`")
+OPTIONAL = re.compile(r"\[([^\]]+)\]")
+
+
+def section(title: str) -> str:
+    return README.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def quick_start() -> list[str]:
+    """The quick start's `tasks-server` steps and the `call` example after it."""
+    text = section("Quick start")
+    steps = [
+        part.strip()
+        for line in text.splitlines()
+        for part in line.split("&&")
+        if part.strip().startswith("tasks-server ")
+    ]
+    prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    calls = [s for s in SPAN.findall(prose) if s.startswith("tasks-server call ")]
+    return steps + [s for s in calls if '"..."' not in s]  # not the argument template
+
+
+def table_commands() -> list[str]:
+    """Each command of the command-line table; later spans in a row continue the first."""
+    found = []
+    for row in section("Command line").splitlines():
+        if not row.startswith("| `tasks-server"):
+            continue
+        first_cell = row.split(" | ")[0]
+        found.extend(
+            span if span.startswith("tasks-server ") else f"tasks-server {span}"
+            for span in SPAN.findall(first_cell)
+        )
+    return found
+
+
+def export_lines() -> list[str]:
+    return sorted({s for s in SPAN.findall(README) if s.startswith("tasks-server export ")})
+
+
+def _choices(template: str) -> list[list[str]]:
+    """The template as pieces, each a list of alternatives ("" for an absent option)."""
+    pieces: list[list[str]] = []
+    for n, part in enumerate(OPTIONAL.split(template)):
+        if n % 2:
+            pieces.append(["", *(a.strip() for a in part.split("\\|"))])
+        else:
+            pieces.extend([[w for w in word.split("\\|")] for word in part.split()])
+    return pieces
+
+
+def expand(template: str) -> list[str]:
+    """Enough commands that every alternative of every choice is used once."""
+    pieces = _choices(template)
+    runs = max(len(p) for p in pieces)
+    return [" ".join(w for w in (p[i % len(p)] for p in pieces) if w) for i in range(runs)]
+
+
+def fill(command: str, tmp: Path, n: int) -> list[str]:
+    """The command's words with the README's placeholders made real."""
+    words = shlex.split(command)[1:]
+    out = []
+    for before, word in itertools.zip_longest(["", *words], words):
+        if word is None:
+            break
+        out.append(_value(word, before, tmp, n))
+    return out
+
+
+def _value(word: str, before: str, tmp: Path, n: int) -> str:
+    if word == "DIR":
+        return str(tmp / f"new-tree-{n}") if before == "--root" else str(backlog(tmp))
+    if word == "FILE" and before == "check":
+        return str(next((tmp / "tree").rglob("pipe-a84567f9-*.md")))
+    fixed = {
+        "TOOL": "get_graph_metrics",
+        "JSON": "{}",
+        "ID": "pipe-a84567f9",
+        "P": "pipe",
+        "ISO": "2026-11-22T12:00:00Z",
+        "FILE.jsonl": str(beads(tmp)),
+        "FILE": str(tmp / f"out-{n}"),
+        "...": "",
+    }
+    return fixed.get(word, word)
+
+
+def beads(tmp: Path) -> Path:
+    return write(tmp, "issues.jsonl", '{"id": "bd-1", "title": "One", "status": "open"}\n')
+
+
+def backlog(tmp: Path) -> Path:
+    write(tmp, "backlog/tasks/task-1 - One.md", "---\nid: task-1\ntitle: One\nstatus: To Do\n---\n")
+    return tmp / "backlog"
+
+
+COMMANDS = sorted(
+    {c for t in [*quick_start(), *table_commands(), *export_lines()] for c in expand(t)}
+)
+
+
+def test_the_readme_names_the_commands_this_test_runs() -> None:
+    assert "tasks-server call get_graph_metrics" in COMMANDS
+    assert any(c.startswith("tasks-server call get_task_neighborhood ") for c in COMMANDS)
+    assert any(c.startswith("tasks-server export --format svg") for c in COMMANDS)
+    assert any(c.startswith("tasks-server new ") for c in COMMANDS)
+    assert len(table_commands()) >= 12
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_readme_command_runs_on_a_fresh_tree(command: str, tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    shutil.copytree(DATA, root)
+    env = {**os.environ, "TASKS_ROOT": str(root)}
+    args = [word for word in fill(command, tmp_path, 0) if word]
+    done = subprocess.run(
+        [str(SCRIPT), *args],
+        env=env,
+        stdin=subprocess.DEVNULL,  # `serve` over stdio ends when its input does
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert done.stdout or args[0] == "serve" or "-o" in args
