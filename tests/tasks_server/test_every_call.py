@@ -281,11 +281,20 @@ async def test_a_write_the_file_system_refuses_is_an_io_error_and_writes_nothing
 ) -> None:
     (example_root / "zz").mkdir()
     (example_root / "zz" / "tasks").write_text("a file where the folder should be")
-    before = sorted(str(p) for p in example_root.rglob("*"))
+    before = tree_files(example_root)
     server = make_server(example_root)
     async with Client(server) as client:
         result = await client.call_tool("create_task", {"title": "Cannot land", "project": "zz"})
     server.context.close()
     data = error_of(result)
     assert data["error"]["code"] == "IO_ERROR", data
-    assert sorted(str(p) for p in example_root.rglob("*")) == before
+    assert tree_files(example_root) == before
+
+
+def tree_files(root: Path) -> dict[str, bytes]:
+    """Every file of the tree but the server's own folders, with its bytes."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.relative_to(root).parts[0].startswith(".tasks-")
+    }
