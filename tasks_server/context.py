@@ -23,7 +23,7 @@ from tasks_server.views import (
     TaskBrief,
     TaskRow,
     TaskView,
-    to_brief,
+    to_briefs,
     to_view,
 )
 
@@ -118,8 +118,8 @@ class ServerContext:
         return value
 
     def briefs(self, ids: Iterable[str]) -> list[TaskBrief]:
-        index = self.index
-        return [to_brief(index.require(i)) for i in ids]
+        require = self.index.require
+        return to_briefs(require(i) for i in ids)
 
     def cut(
         self, ids: Sequence[str], *, limit: int, cursor: str | None, query: object
