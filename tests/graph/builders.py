@@ -40,6 +40,7 @@ def state_of(index: TaskIndex) -> dict[str, Any]:
     return {
         "ids": ids,
         "facts": {i: index.facts(i).model_dump() for i in ids},
+        "records": {i: index.record(i) for i in ids},  # every rule's raw result, field by field
         "children": {i: index.children(i) for i in ids},
         "dependents": {i: index.dependents(i) for i in ids},
         "soft_dependents": {i: index.soft_dependents(i) for i in ids},
