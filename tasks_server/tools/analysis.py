@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -30,8 +29,13 @@ CURSOR = Field(None, description="next_cursor from the previous page.")
 
 
 class GetGraphMetricsInput(Input):
-    scope: Literal["all", "project", "subtree"] = Field("all", description="What to count.")
-    scope_id: str | None = Field(None, description="Project name (project) or task id (subtree).")
+    scope: str = Field(
+        "all",
+        description="What to count: all, project, subtree, or a task id (that task's subtree).",
+    )
+    scope_id: str | None = Field(
+        None, description="Project name (project) or task id (subtree); not taken otherwise."
+    )
     top: int = Field(10, ge=0, le=100, description="How many highest out-degree tasks to list.")
 
 
