@@ -182,10 +182,6 @@ class TaskIndex:
         """Every id, in the task order."""
         return self.sorted_ids(self._store.tasks)
 
-    def projects(self) -> list[str]:
-        """Every project name that at least one task has, sorted."""
-        return sorted(p for p in self._store.by_project if p is not None)
-
     def project_ids(self, project: str | None) -> list[str]:
         """Ids of the tasks of `project` (None: tasks without one), in the task order."""
         return self._ids(("project", project))
@@ -247,11 +243,6 @@ class TaskIndex:
     def soft_dependencies(self, task_id: str) -> list[str]:
         """`soft_depends_on` as written (repeats dropped), dangling ids included."""
         return list(dict.fromkeys(self.require(task_id).soft_depends_on))
-
-    def soft_dependents(self, task_id: str) -> list[str]:
-        """Tasks whose soft_depends_on names `task_id`, in the task order."""
-        self.require(task_id)
-        return self._ids(("soft_depends_on", task_id))
 
     def ancestors(self, task_id: str) -> list[str]:
         """Parent, grandparent, ...: nearest first, each once (stops where a cycle closes)."""
