@@ -7,7 +7,6 @@
     ├── InvalidId(task_id)            an id that could name a path outside the root
     ├── PathOutsideRoot(path)
     ├── Conflict(path, expected, actual)   the file changed since the caller read it
-    ├── DuplicateId(task_id, paths)
     ├── AlreadyExists(path)
     └── ImportFailed(source, detail)  an importer could not write its tree
 
@@ -19,7 +18,6 @@ from __future__ import annotations
 __all__ = [
     "AlreadyExists",
     "Conflict",
-    "DuplicateId",
     "ImportFailed",
     "InvalidId",
     "NotATask",
@@ -75,13 +73,6 @@ class Conflict(StorageError):
         self.path = path
         self.expected = expected
         self.actual = actual
-
-
-class DuplicateId(StorageError):
-    def __init__(self, task_id: str, paths: tuple[str, ...]) -> None:
-        super().__init__(f"id {task_id!r} is used by {', '.join(paths)}")
-        self.task_id = task_id
-        self.paths = paths
 
 
 class AlreadyExists(StorageError):

@@ -28,7 +28,6 @@ __all__ = [
     "READY_STATUSES",
     "TERMINAL_STATUSES",
     "Task",
-    "is_terminal",
     "is_valid_id",
     "normalise_priority",
     "normalise_status",
@@ -119,11 +118,6 @@ def normalise_priority(raw: object) -> int:
 def is_valid_id(task_id: str) -> bool:
     """True when `task_id` is safe as an id and as part of a file name (no `/`, no `..`)."""
     return bool(ID_PATTERN.match(task_id)) and ".." not in task_id
-
-
-def is_terminal(status: str) -> bool:
-    """True for `done` and `cancelled`: a dependency on such a task is satisfied."""
-    return status in TERMINAL_STATUSES
 
 
 @dataclass(frozen=True, slots=True)
