@@ -48,6 +48,7 @@ class Local(NamedTuple):
     terminal: bool
     child_count: int
     open_child_count: int
+    is_leaf: bool
     is_root: bool
     is_orphan: bool
     blocking_count: int
@@ -124,6 +125,7 @@ def make_local(
             terminal,
             child_count,
             open_child_count,
+            open_child_count == 0,  # is_leaf
             parent is None or parent not in tasks,  # is_root
             parent is None and not deps,  # is_orphan
             blocking_count,
@@ -177,7 +179,7 @@ def make_record(
         depth = None if above.depth is None else above.depth + 1
         anc = store.tasks[task_id].parent if above.blocked else above.anc
     blocked = not local.terminal and (local.own_blocked or anc is not None)
-    ready = local.status in READY_STATUSES and not blocked and local.open_child_count == 0
+    ready = local.status in READY_STATUSES and not blocked and local.is_leaf
     return _tuple_new(Record, (local, depth, anc, blocked, ready))
 
 

@@ -292,7 +292,7 @@ class TaskIndex:
             depth=record.depth,
             child_count=local.child_count,
             open_child_count=local.open_child_count,
-            is_leaf=local.open_child_count == 0,
+            is_leaf=local.is_leaf,
             is_root=local.is_root,
             is_orphan=local.is_orphan,
             blocking_count=local.blocking_count,

@@ -198,7 +198,7 @@ def _scoped_metrics(
         tasks_by_type=dict(sorted(Counter(r.local.type for r in records).items())),
         orphan_count=sum(r.local.is_orphan for r in records),
         root_count=sum(r.local.is_root for r in records),
-        leaf_count=sum(r.local.open_child_count == 0 for r in records),
+        leaf_count=sum(r.local.is_leaf for r in records),
         max_depth=max(depths, default=0),
         avg_depth=sum(depths) / len(depths) if depths else 0.0,
         no_depth_count=len(records) - len(depths),
