@@ -182,6 +182,11 @@ class TaskIndex:
         """Every id, in the task order."""
         return self.sorted_ids(self._store.tasks)
 
+    def projects(self) -> list[str]:
+        """Every project name that at least one task has, sorted (public: the human CLI
+        checks a --project against it)."""
+        return sorted(p for p in self._store.by_project if p is not None)
+
     def project_ids(self, project: str | None) -> list[str]:
         """Ids of the tasks of `project` (None: tasks without one), in the task order."""
         return self._ids(("project", project))

@@ -98,6 +98,10 @@ class FileTable:
         paths = self._paths_by_id.get(task_id)
         return self._task_at(paths[0]) if paths else None
 
+    def path_of(self, task_id: str) -> str | None:
+        paths = self._paths_by_id.get(task_id)
+        return paths[0] if paths else None
+
     def put(self, result: FileResult) -> Delta:
         """Record a (re-)read file; the delta says which winning tasks changed."""
         delta = self.drop(result.path)

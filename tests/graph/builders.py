@@ -33,11 +33,6 @@ def index_of(*tasks: Task) -> TaskIndex:
     return TaskIndex.build(tasks)
 
 
-def projects_of(index: TaskIndex) -> list[str]:
-    """Every project name some task has, sorted."""
-    return sorted({t.project for t in index.tasks() if t.project is not None})
-
-
 def state_of(index: TaskIndex) -> dict[str, Any]:
     """Everything the index answers, as plain data: equal states mean equal indexes."""
     tally = index.tally
@@ -57,7 +52,7 @@ def state_of(index: TaskIndex) -> dict[str, Any]:
             kind: {k: sorted(v) for k, v in sorted(index.missing_references(kind).items())}
             for kind in ("parent", "depends_on", "soft_depends_on")
         },
-        "projects": {p: index.project_ids(p) for p in [*projects_of(index), None]},
+        "projects": {p: index.project_ids(p) for p in [*index.projects(), None]},
         "by_status": {k: sorted(v) for k, v in sorted(tally.by_status.items())},
         "by_type": dict(sorted(tally.by_type.items())),
         "sets": [

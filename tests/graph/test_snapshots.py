@@ -25,7 +25,7 @@ from graph.topology import scoring_factors, topology_rows
 from storage.importers import import_backlog, import_beads
 from storage.repository import TaskRepository
 from tests.conftest import DATA, DATASETS, datasets
-from tests.graph.builders import NOW, projects_of
+from tests.graph.builders import NOW
 
 BEADS = ("NVIDIA__skyhook", "NingYuM__mbtpdf", "MuhDur__rust-oracledb")
 SMALL = ("data", "NVIDIA__skyhook", "academicops")
@@ -101,7 +101,7 @@ OUTPUTS: dict[str, Callable[[TaskIndex], Any]] = {
     "review_snapshot": _review,
 }
 SMALL_OUTPUTS: dict[str, Callable[[TaskIndex], Any]] = {
-    "metrics_by_project": lambda i: [graph_metrics(i, "project", p) for p in projects_of(i)],
+    "metrics_by_project": lambda i: [graph_metrics(i, "project", p) for p in i.projects()],
     "facts": lambda i: {task_id: i.facts(task_id) for task_id in i.ids()},
     "topology": lambda i: topology_rows(i, now=NOW),
     "scoring_factors": lambda i: scoring_factors(i, ready_only=False, include_done=True, now=NOW),
