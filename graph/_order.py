@@ -95,7 +95,7 @@ def _changes(mine: Task, other: Task | None) -> set[Group]:
 
 class OrderedIds(Sequence[str]):
     """A read-only, live view of one group's ids in the task order, without the id at
-    position `skip` (if any). Slicing copies only the slice; read it under the index lock."""
+    position `skip` (if any). Slicing copies only the slice; read it before the next edit."""
 
     def __init__(self, ids: list[str], skip: int | None = None) -> None:
         self._ids = ids

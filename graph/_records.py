@@ -11,8 +11,9 @@ dependency, a dependency cycle), or a blocked ancestor. An ancestor that is term
 blocked itself but passes on a blocked ancestor above it: `anc` is the nearest blocked task
 strictly above, whatever the task's own status.
 
-`build_records` computes both for every task at once, for a full build: one tight loop
-instead of a few calls per task.
+Each layer has one rule, `make_local` and `make_record`, which the full build
+(`build_records`: every task, parents first, counts gathered for all at once) and an edit
+(`compute_local`, `compute_record`: one task, counts read from the store) both call.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ __all__ = [
     "build_records",
     "compute_local",
     "compute_record",
+    "make_local",
+    "make_record",
 ]
 
 
@@ -45,6 +48,7 @@ class Local(NamedTuple):
     terminal: bool
     child_count: int
     open_child_count: int
+    is_leaf: bool
     is_root: bool
     is_orphan: bool
     blocking_count: int
@@ -76,7 +80,8 @@ LocalOf = Callable[[str], Local]
 
 # `_tuple_new(Local, values)` is what `Local(*values)` does, without the Python frame of the
 # generated `__new__`: a third of the cost, for the 100k tuples of a build. The values go by
-# position, in field order (the build's tests compare every field with `compute_local`).
+# position, in field order (the index tests compare every field of a built record with the
+# record edits give).
 _tuple_new = tuple.__new__
 
 
@@ -95,32 +100,59 @@ def _dependency_state(task: Task, tasks: Mapping[str, Task]) -> tuple[int, int, 
     return unmet, dangling, latest
 
 
+def make_local(
+    task: Task,
+    tasks: Mapping[str, Task],
+    cycle: tuple[str, ...],
+    *,
+    child_count: int,
+    open_child_count: int,
+    blocking_count: int,
+    soft_blocking_count: int,
+) -> Local:
+    """The one rule for a task's `Local`, from its own fields and the counts of the tasks
+    naming it (which the bulk build counts all at once and an edit counts task by task)."""
+    status, deps, parent = task.status, task.depends_on, task.parent
+    terminal = status in TERMINAL_STATUSES
+    unmet, dangling, ready_base = _dependency_state(task, tasks) if deps else (0, 0, task.modified)
+    status_blocked = status == BLOCKED_STATUS
+    own_blocked = not terminal and (status_blocked or unmet > 0 or dangling > 0 or bool(cycle))
+    return _tuple_new(
+        Local,
+        (
+            status,
+            task.type,
+            terminal,
+            child_count,
+            open_child_count,
+            open_child_count == 0,  # is_leaf
+            parent is None or parent not in tasks,  # is_root
+            parent is None and not deps,  # is_orphan
+            blocking_count,
+            len(deps),  # blocked_by_count
+            soft_blocking_count,
+            dangling,
+            unmet,
+            status_blocked,
+            cycle,
+            own_blocked,
+            ready_base,
+        ),
+    )
+
+
 def compute_local(store: Store, task_id: str) -> Local:
     """The `Local` of an existing task, from the store as it is now."""
     tasks = store.tasks
-    task = tasks[task_id]
-    terminal = task.status in TERMINAL_STATUSES
     children = store.named_by("parent")[task_id]
-    unmet, dangling, ready_base = _dependency_state(task, tasks)
-    cycle = store.dep_cycle.get(task_id, ())
-    status_blocked = task.status == BLOCKED_STATUS
-    return Local(
-        status=task.status,
-        type=task.type,
-        terminal=terminal,
+    return make_local(
+        tasks[task_id],
+        tasks,
+        store.dep_cycle.get(task_id, ()),
         child_count=len(children),
         open_child_count=len([c for c in children if tasks[c].status not in TERMINAL_STATUSES]),
-        is_root=task.parent is None or task.parent not in tasks,
-        is_orphan=task.parent is None and not task.depends_on,
         blocking_count=len(store.named_by("depends_on")[task_id]),
-        blocked_by_count=len(task.depends_on),
         soft_blocking_count=len(store.named_by("soft_depends_on")[task_id]),
-        dangling_count=dangling,
-        unmet_count=unmet,
-        status_blocked=status_blocked,
-        cycle=cycle,
-        own_blocked=not terminal and (status_blocked or unmet > 0 or dangling > 0 or bool(cycle)),
-        ready_base=ready_base,
     )
 
 
@@ -133,30 +165,31 @@ def _cycle_ancestor(store: Store, task_id: str, local_of: LocalOf) -> str | None
     return next((a for a in store.walk_up(task_id) if not local_of(a).terminal), None)
 
 
-def _inherit(
-    store: Store, task_id: str, records: Mapping[str, Record], local_of: LocalOf
-) -> tuple[int | None, str | None]:
-    """(depth, nearest blocked ancestor) from the parent's record."""
+def make_record(
+    store: Store, task_id: str, local: Local, above: Record | None, local_of: LocalOf
+) -> Record:
+    """The one rule for a task's `Record`, from its `Local` and `above`, its parent's record
+    (None at a root; during an edit also while a new parent has none yet: the parent's first
+    record then settles its children again)."""
     if task_id in store.parent_cycle:
-        return None, _cycle_ancestor(store, task_id, local_of)
-    parent = store.parent_of(task_id)
-    if parent is None:
-        return 0, None
-    above = records.get(parent)
-    if above is None:
-        return None, None
-    depth = None if above.depth is None else above.depth + 1
-    return depth, parent if above.blocked else above.anc
+        depth, anc = None, _cycle_ancestor(store, task_id, local_of)
+    elif above is None:
+        depth, anc = 0, None
+    else:
+        depth = None if above.depth is None else above.depth + 1
+        anc = store.tasks[task_id].parent if above.blocked else above.anc
+    blocked = not local.terminal and (local.own_blocked or anc is not None)
+    ready = local.status in READY_STATUSES and not blocked and local.is_leaf
+    return _tuple_new(Record, (local, depth, anc, blocked, ready))
 
 
 def compute_record(
     store: Store, task_id: str, local: Local, records: Mapping[str, Record], local_of: LocalOf
 ) -> Record:
     """The `Record` of a task from its `Local` and its parent's current record."""
-    depth, anc = _inherit(store, task_id, records, local_of)
-    blocked = not local.terminal and (local.own_blocked or anc is not None)
-    ready = local.status in READY_STATUSES and not blocked and local.open_child_count == 0
-    return Record(local=local, depth=depth, anc=anc, blocked=blocked, ready=ready)
+    parent = store.parent_of(task_id)
+    above = None if parent is None else records.get(parent)
+    return make_record(store, task_id, local, above, local_of)
 
 
 def _open_children(tasks: Mapping[str, Task]) -> Counter[str | None]:
@@ -165,10 +198,10 @@ def _open_children(tasks: Mapping[str, Task]) -> Counter[str | None]:
 
 
 def build_records(store: Store, seeds: Iterable[str]) -> dict[str, Record]:
-    """The `Record` of `seeds` and of every task below them, as `compute_local` and
-    `compute_record` give it, parents first: `seeds`, then breadth-first down the parent edges
-    (parent-cycle members only as seeds). For a full build: one loop over local names, at a
-    third of the cost of the calls per task it replaces."""
+    """The `Record` of `seeds` and of every task below them, by the rules `compute_local` and
+    `compute_record` apply (`make_local`, `make_record`), parents first: `seeds`, then
+    breadth-first down the parent edges (parent-cycle members only as seeds). For a full
+    build: the counts of every task at once, then one loop."""
     tasks, cycles, cyclic = store.tasks, store.dep_cycle, store.parent_cycle
     children, open_children = store.named_by("parent"), _open_children(tasks)
     blocking, soft = store.named_by("depends_on"), store.named_by("soft_depends_on")
@@ -177,48 +210,18 @@ def build_records(store: Store, seeds: Iterable[str]) -> dict[str, Record]:
     order = list(seeds)  # grows as it goes, with the parent's record of each task in `aboves`
     aboves: list[Record | None] = [None] * len(order)
     for task_id, above in zip(order, aboves, strict=True):
-        task = tasks[task_id]
-        status, deps, parent = task.status, task.depends_on, task.parent
-        terminal = status in TERMINAL_STATUSES
-        unmet, dangling, ready_base = (
-            _dependency_state(task, tasks) if deps else (0, 0, task.modified)
-        )
-        cycle = cycles.get(task_id, ())
-        status_blocked = status == BLOCKED_STATUS
-        own_blocked = not terminal and (status_blocked or unmet > 0 or dangling > 0 or bool(cycle))
-        open_count = open_children.get(task_id, 0)
         below = children.get(task_id)
-        local: Local = _tuple_new(
-            Local,
-            (
-                status,
-                task.type,
-                terminal,
-                len(below) if below else 0,  # child_count
-                open_count,
-                above is None and task_id not in cyclic,  # is_root
-                parent is None and not deps,  # is_orphan
-                len(blocking.get(task_id, ())),  # blocking_count
-                len(deps),  # blocked_by_count
-                len(soft.get(task_id, ())),  # soft_blocking_count
-                dangling,
-                unmet,
-                status_blocked,
-                cycle,
-                own_blocked,
-                ready_base,
-            ),
+        local = make_local(
+            tasks[task_id],
+            tasks,
+            cycles.get(task_id, ()),
+            child_count=len(below) if below else 0,
+            open_child_count=open_children.get(task_id, 0),
+            blocking_count=len(blocking.get(task_id, ())),
+            soft_blocking_count=len(soft.get(task_id, ())),
         )
-        if above is not None:
-            depth = None if above.depth is None else above.depth + 1
-            anc = parent if above.blocked else above.anc
-        elif task_id in cyclic:
-            depth, anc = None, _cycle_ancestor(store, task_id, on_parent_cycle.__getitem__)
-        else:
-            depth, anc = 0, None
-        blocked = not terminal and (own_blocked or anc is not None)
-        ready = status in READY_STATUSES and not blocked and open_count == 0
-        record = records[task_id] = _tuple_new(Record, (local, depth, anc, blocked, ready))
+        record = make_record(store, task_id, local, above, on_parent_cycle.__getitem__)
+        records[task_id] = record
         if below:
             found = [c for c in below if c not in cyclic] if cyclic else below
             order.extend(found)

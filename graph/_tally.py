@@ -10,7 +10,7 @@ import heapq
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 from itertools import compress
-from operator import and_, itemgetter, not_, truth
+from operator import and_, itemgetter, not_
 from typing import Any, TypeVar
 
 from graph._records import Local, Record
@@ -104,9 +104,9 @@ class Tally:
         _group(self.by_status, ids, column("status"))
         self.by_type.update(column("type"))
         self.roots.update(compress(ids, column("is_root")))
-        open_children = column("open_child_count")
-        self.leaves.update(compress(ids, map(not_, open_children)))
-        has_open = map(truth, open_children)
+        is_leaf = column("is_leaf")
+        self.leaves.update(compress(ids, is_leaf))
+        has_open = map(not_, is_leaf)
         self.terminal_open.update(compress(ids, map(and_, column("terminal"), has_open)))
         self.orphans.update(compress(ids, column("is_orphan")))
         blocked_by = column("blocked_by_count")
@@ -140,9 +140,9 @@ class Tally:
         _file(self.by_status, local.status, task_id, sign)
         _bump(self.by_type, local.type, sign)
         _mark(self.roots, task_id, local.is_root, sign)
-        _mark(self.leaves, task_id, local.open_child_count == 0, sign)
+        _mark(self.leaves, task_id, local.is_leaf, sign)
         _mark(self.orphans, task_id, local.is_orphan, sign)
-        _mark(self.terminal_open, task_id, local.terminal and local.open_child_count > 0, sign)
+        _mark(self.terminal_open, task_id, local.terminal and not local.is_leaf, sign)
         self._count_degrees(task_id, local, sign)
 
     def _count_degrees(self, task_id: str, local: Local, sign: int) -> None:

@@ -152,14 +152,8 @@ def parent_cycle_through(task_id: str, parent_of: Callable[[str], str | None]) -
     >>> parent_cycle_through("a", parents.get), parent_cycle_through("c", parents.get)
     (('a', 'b'), ())
     """
-    path = [task_id]
-    seen = {task_id}
-    current = parent_of(task_id)
-    while current is not None and current not in seen:
-        seen.add(current)
-        path.append(current)
-        current = parent_of(current)
-    return tuple(sorted(path)) if current == task_id else ()
+    found = parent_cycles([task_id], parent_of)
+    return found[0] if found and task_id in found[0] else ()
 
 
 def parent_cycles(

@@ -2,7 +2,12 @@
 
 `TaskIndex.build(tasks)` makes an index once; `apply(upserted, removed)` then updates it at the
 cost of what the edit changes (a status change recomputes the task, its parent and its
-dependents, and the subtree only when something it inherits changes). Readers hold `lock`.
+dependents, and the subtree only when something it inherits changes).
+
+The index has no lock of its own and is not thread-safe: even a read may record a group's
+order for later reads (`in_order`, `sorted_until_edit`). Whoever shares one serialises every
+call, reads and `apply` alike (the server holds `LiveTree.lock`, which also guards the file
+table and the swap of the whole index on a rebuild).
 
 >>> from storage.model import Task
 >>> index = TaskIndex.build([
@@ -20,16 +25,16 @@ dependents, and the subtree only when something it inherits changes). Readers ho
 
 from __future__ import annotations
 
-import threading
+import gc
+from collections import deque
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Self
 
-from graph._engine import Engine
 from graph._order import Group, GroupKind, Order, OrderedIds, sort_key
-from graph._records import Record
-from graph._store import Kind
+from graph._records import Local, Record, build_records, compute_local, compute_record
+from graph._store import Kind, Store
 from graph._tally import Tally
-from graph.cycles import closing_cycle
+from graph.cycles import closing_cycle, parent_cycle_through
 from graph.errors import CycleError, UnknownTask
 from graph.facts import BlockedReasons, TaskFacts
 from storage.model import TERMINAL_STATUSES, Task
@@ -41,11 +46,14 @@ REMEMBERED = 64
 
 
 class TaskIndex:
-    """Tasks by id with their parent, depends_on and soft_depends_on edges and facts."""
+    """Tasks by id with their parent, depends_on and soft_depends_on edges and facts: the
+    store (tasks, edges, cycles), every task's record, the counters over them and the kept
+    task orders."""
 
     def __init__(self) -> None:
-        self.lock = threading.RLock()
-        self._engine = Engine()
+        self._store = Store()
+        self._records: dict[str, Record] = {}
+        self._tally = Tally()
         self._order = Order()
         self._sorted: dict[str, list[str]] = {}
 
@@ -53,58 +61,114 @@ class TaskIndex:
     def build(cls, tasks: Iterable[Task]) -> Self:
         """An index of `tasks` (when an id repeats, the last task wins)."""
         index = cls()
-        index._engine.build(tasks)
+        was_enabled = gc.isenabled()
+        gc.disable()  # a bulk build makes no reference cycles; collecting in it triples its time
+        try:
+            index._build(tasks)
+        finally:
+            if was_enabled:
+                gc.enable()
         return index
+
+    def _build(self, tasks: Iterable[Task]) -> None:
+        store = self._store
+        roots = store.load(tasks)
+        records = build_records(store, roots)
+        if len(records) < len(store.tasks):  # the others are on a parent cycle or below one
+            store.find_parent_cycles(records)
+            records = build_records(store, roots + sorted(store.parent_cycle))
+        self._records = records
+        self._tally.add_all(records)
 
     def apply(self, upserted: Iterable[Task] = (), removed: Iterable[str] = ()) -> None:
         """Put new or changed tasks in and take removed ids out, at the cost of the change
         (an id in both is upserted)."""
-        with self.lock:
-            self._sorted.clear()
-            changed = {task.id: task for task in upserted}
-            gone = set(removed) - changed.keys()
-            moves = [(self.get(i), changed.get(i)) for i in changed.keys() | gone]
-            self._order.leave(moves, self.sort_key)
-            self._engine.apply(changed.values(), gone)
-            self._order.join(moves, self.sort_key)
+        self._sorted.clear()
+        changed = {task.id: task for task in upserted}
+        gone = set(removed) - changed.keys()
+        moves = [(self.get(i), changed.get(i)) for i in changed.keys() | gone]
+        self._order.leave(moves, self.sort_key)
+        self._settle(self._edit_store(changed.values(), gone))
+        self._order.join(moves, self.sort_key)
+
+    def _edit_store(self, upserted: Iterable[Task], removed: Iterable[str]) -> dict[str, Local]:
+        """Edit the store (removals first); return the new `Local` of every remaining task
+        whose local facts may have changed."""
+        store = self._store
+        dirty: set[str] = set()
+        for task_id in sorted(removed):
+            if task_id in store.tasks:
+                dirty |= store.remove(task_id)
+                self._tally.remove(task_id, self._records.pop(task_id))
+        for task in upserted:
+            dirty |= store.upsert(task)
+        return {t: compute_local(store, t) for t in dirty if t in store.tasks}
+
+    def _settle(self, pending: dict[str, Local]) -> None:
+        """Recompute the records of `pending` (new `Local`s) and of every task that inherits
+        a change, with a work queue: a task whose record changed in what children inherit
+        (depth, blocked, nearest blocked ancestor) queues its children."""
+        store, records = self._store, self._records
+
+        def local_of(task_id: str) -> Local:
+            found = pending.get(task_id)
+            return found if found is not None else records[task_id].local
+
+        queue, queued = deque(pending), set(pending)
+        while queue:
+            task_id = queue.popleft()
+            queued.discard(task_id)
+            old = records.get(task_id)
+            new = compute_record(store, task_id, local_of(task_id), records, local_of)
+            if new == old:
+                continue
+            if old is None:
+                self._tally.add(task_id, new)
+            else:
+                self._tally.replace(task_id, old, new)
+            records[task_id] = new
+            if old is None or old.inherited() != new.inherited():
+                fresh = [c for c in store.sources("parent", task_id) if c not in queued]
+                queued.update(fresh)
+                queue.extend(fresh)
 
     # --- tasks -----------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return len(self._engine.store.tasks)
+        return len(self._store.tasks)
 
     def __contains__(self, task_id: object) -> bool:
-        return task_id in self._engine.store.tasks
+        return task_id in self._store.tasks
 
     def get(self, task_id: str) -> Task | None:
-        return self._engine.store.tasks.get(task_id)
+        return self._store.tasks.get(task_id)
 
     def require(self, task_id: str) -> Task:
         """The task with `task_id`, or `UnknownTask`."""
-        task = self._engine.store.tasks.get(task_id)
+        task = self._store.tasks.get(task_id)
         if task is None:
             raise UnknownTask(task_id)
         return task
 
     def sort_key(self, task_id: str) -> tuple[int, int, str]:
         """The one task order of every list: (priority, order, id)."""
-        return sort_key(self._engine.store.tasks[task_id])
+        return sort_key(self._store.tasks[task_id])
 
     def sorted_ids(self, ids: Iterable[str]) -> list[str]:
         """`ids` (all existing) in the task order (priority, order, id)."""
-        tasks = self._engine.store.tasks
+        tasks = self._store.tasks
         return [task.id for task in sorted(map(tasks.__getitem__, ids), key=sort_key)]
 
     def sorted_until_edit(self, name: str, ids: Collection[str]) -> Sequence[str]:
         """`sorted_ids(ids)`, remembered as `name` until the next `apply`: for the sets the
         tally keeps (ready, blocked, ...), which only an edit changes and which planners
-        read over and over. Read-only; read under `lock`."""
+        read over and over. Do not change the list."""
         return self.until_edit(name, lambda: self.sorted_ids(ids))
 
     def until_edit(self, name: str, compute: Callable[[], list[str]]) -> Sequence[str]:
         """`compute()`, remembered as `name` until the next `apply` (a query's ids, so that
         paging through it costs a slice per page). At most `REMEMBERED` names are kept
-        between two edits. Read-only; read under `lock`."""
+        between two edits. Do not change the list."""
         found = self._sorted.get(name)
         if found is None:
             if len(self._sorted) >= REMEMBERED:
@@ -114,15 +178,16 @@ class TaskIndex:
 
     def tasks(self) -> list[Task]:
         """Every task, in the task order."""
-        return sorted(self._engine.store.tasks.values(), key=sort_key)
+        return sorted(self._store.tasks.values(), key=sort_key)
 
     def ids(self) -> list[str]:
         """Every id, in the task order."""
-        return list(self.sorted_until_edit("all", self._engine.store.tasks))
+        return list(self.sorted_until_edit("all", self._store.tasks))
 
     def projects(self) -> list[str]:
-        """Every project name that at least one task has, sorted."""
-        return sorted(p for p in self._engine.store.by_project if p is not None)
+        """Every project name that at least one task has, sorted (public: the human CLI
+        checks a --project against it)."""
+        return sorted(p for p in self._store.by_project if p is not None)
 
     def project_ids(self, project: str | None) -> list[str]:
         """Ids of the tasks of `project` (None: tasks without one), in the task order."""
@@ -130,7 +195,7 @@ class TaskIndex:
 
     def project_members(self, project: str | None) -> Collection[str]:
         """The ids of `project`, unordered (for counting)."""
-        return self._engine.store.by_project.get(project, frozenset())
+        return self._store.by_project.get(project, frozenset())
 
     def in_order(
         self, kind: GroupKind, value: str | None = None, *, without: str | None = None
@@ -139,7 +204,8 @@ class TaskIndex:
         edits: `"project"` (`value`: the project name, None for tasks without one),
         `"orphans"`, or the tasks naming `value` in a field (`"parent"`: its children,
         `"depends_on"`: the tasks it blocks, `"soft_depends_on"`). `without` leaves that task
-        out. The first read of a group records it, so read under `lock`."""
+        out. The first read of a group records it (a write: see the module docstring on
+        sharing an index)."""
         return self._order.view(
             (kind, value),
             self._group_members,
@@ -154,11 +220,11 @@ class TaskIndex:
     def _group_members(self, group: Group) -> Iterable[str]:
         """The ids in a group of `in_order` as the store has them now (unordered)."""
         kind, value = group
-        store = self._engine.store
+        store = self._store
         if kind == "project":
             return store.by_project.get(value, ())
         if kind == "orphans":
-            return self._engine.tally.orphans
+            return self._tally.orphans
         if value is None:
             return ()
         if value in store.tasks:
@@ -185,30 +251,25 @@ class TaskIndex:
         """`soft_depends_on` as written (repeats dropped), dangling ids included."""
         return list(dict.fromkeys(self.require(task_id).soft_depends_on))
 
-    def soft_dependents(self, task_id: str) -> list[str]:
-        """Tasks whose soft_depends_on names `task_id`, in the task order."""
-        self.require(task_id)
-        return self._ids(("soft_depends_on", task_id))
-
     def ancestors(self, task_id: str) -> list[str]:
         """Parent, grandparent, ...: nearest first, each once (stops where a cycle closes)."""
         self.require(task_id)
-        return list(self._engine.store.walk_up(task_id))
+        return list(self._store.walk_up(task_id))
 
     def descendants(self, task_id: str) -> list[str]:
         """Every task below `task_id` via parent, each once, in the task order."""
         self.require(task_id)
-        return self.sorted_ids(self._engine.store.walk_down(task_id))
+        return self.sorted_ids(self._store.walk_down(task_id))
 
     def missing_references(self, kind: Kind) -> dict[str, set[str]]:
         """Dangling references of one field: missing id → ids of the tasks naming it."""
-        return self._engine.store.missing[kind]
+        return self._store.missing[kind]
 
     # --- facts -----------------------------------------------------------------------------
 
     def record(self, task_id: str) -> Record:
         """The internal record of a task (for the query modules of this package)."""
-        record = self._engine.records.get(task_id)
+        record = self._records.get(task_id)
         if record is None:
             raise UnknownTask(task_id)
         return record
@@ -216,19 +277,19 @@ class TaskIndex:
     @property
     def tally(self) -> Tally:
         """The whole-graph counters (for the query modules of this package)."""
-        return self._engine.tally
+        return self._tally
 
     def dependency_cycles(self) -> list[list[str]]:
         """Every depends_on cycle as its sorted members; the list sorted."""
-        return [list(c) for c in sorted(set(self._engine.store.dep_cycle.values()))]
+        return [list(c) for c in sorted(set(self._store.dep_cycle.values()))]
 
     def parent_cycles(self) -> list[list[str]]:
         """Every parent cycle as its sorted members; the list sorted."""
-        return [list(c) for c in sorted(set(self._engine.store.parent_cycle.values()))]
+        return [list(c) for c in sorted(set(self._store.parent_cycle.values()))]
 
     def self_references(self) -> list[tuple[str, Kind]]:
         """(task id, field) for every task that names itself, sorted."""
-        return sorted(self._engine.store.self_references)
+        return sorted(self._store.self_references)
 
     def facts(self, task_id: str) -> TaskFacts:
         """The computed facts of `task_id`."""
@@ -238,7 +299,7 @@ class TaskIndex:
             depth=record.depth,
             child_count=local.child_count,
             open_child_count=local.open_child_count,
-            is_leaf=local.open_child_count == 0,
+            is_leaf=local.is_leaf,
             is_root=local.is_root,
             is_orphan=local.is_orphan,
             blocking_count=local.blocking_count,
@@ -255,7 +316,7 @@ class TaskIndex:
         record = self.record(task_id)
         if not record.blocked:
             return BlockedReasons()
-        tasks = self._engine.store.tasks
+        tasks = self._store.tasks
         deps = set(tasks[task_id].depends_on)
         return BlockedReasons(
             unmet_dependencies=sorted(
@@ -287,19 +348,21 @@ class _Dependents:
 
     def __getitem__(self, task_id: str) -> Iterable[str]:
         if task_id in self._index:
-            return self._index._engine.store.sources("depends_on", task_id)
+            return self._index._store.sources("depends_on", task_id)
         return self._index.missing_references("depends_on").get(task_id, ())
 
 
-def _parent_cycle(index: TaskIndex, task_id: str, parent: str) -> list[str]:
-    path, seen = [task_id], {task_id}
-    current: str | None = parent
-    while current is not None and current not in seen:
-        path.append(current)
-        seen.add(current)
-        above = index.get(current)
-        current = None if above is None else above.parent
-    return sorted(path) if current == task_id else []
+def _parents_with(index: TaskIndex, task_id: str, parent: str) -> Callable[[str], str | None]:
+    """The parent as written of any id, with `task_id`'s given as `parent` (an id no task
+    has has none)."""
+
+    def parent_of(node: str) -> str | None:
+        if node == task_id:
+            return parent
+        found = index.get(node)
+        return None if found is None else found.parent
+
+    return parent_of
 
 
 def would_create_cycle(
@@ -319,7 +382,7 @@ def would_create_cycle(
     True
     """
     if parent is not None:
-        members = _parent_cycle(index, task_id, parent)
+        members = parent_cycle_through(task_id, _parents_with(index, task_id, parent))
         if members:
             return CycleError("parent", members)
     forward, backward = _RawDependencies(index), _Dependents(index)

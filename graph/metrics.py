@@ -1,5 +1,10 @@
 """Raw graph metrics (seed 004 `get_graph_metrics`): counts, depths, degrees, readiness.
 
+A scope is `all`, `project` (with `scope_id`, the project name) or `subtree` (with
+`scope_id`, the root task's id); seed 004's form, `scope` = a task id, is that task's
+subtree (a keyword wins over a task with the same id: reach that one with `subtree`). A
+`scope_id` where the scope takes none is refused, never ignored.
+
 Scope `all` reads the counters the index keeps, so it costs the same at any size; `project`
 and `subtree` count over their members. Every count uses the index's facts of each task (a
 task in a subtree scope is a root only if it is a root of the whole graph).
@@ -24,7 +29,7 @@ __all__ = [
     "ReadinessStats",
     "Scope",
     "graph_metrics",
-    "scope_members",
+    "resolve_scope",
 ]
 
 Scope = Literal["all", "project", "subtree"]
@@ -76,7 +81,9 @@ class GraphMetrics(BaseModel):
 
     model_config = _FROZEN
 
-    scope: Scope = Field(description="all, project (scope_id = project name) or subtree.")
+    scope: Scope = Field(
+        description="all, project (scope_id = project name) or subtree (also when asked by id)."
+    )
     scope_id: str | None = Field(description="Project name or subtree root id; null for all.")
     total_tasks: int = Field(description="Tasks in scope.")
     tasks_by_status: dict[str, int] = Field(description="Task count per status, by name.")
@@ -91,21 +98,32 @@ class GraphMetrics(BaseModel):
     readiness_stats: ReadinessStats = Field(description="Ready, blocked, in-progress counts.")
 
 
-def scope_members(index: TaskIndex, scope: str, scope_id: str | None) -> Collection[str] | None:
-    """The ids in `scope` (None for all). A project or subtree scope needs a known scope_id.
+def resolve_scope(index: TaskIndex, scope: str, scope_id: str | None) -> tuple[Scope, str | None]:
+    """`(scope, scope_id)` in the keyword form: seed 004's `scope` = a task id becomes
+    `("subtree", id)`. A scope_id where the scope takes none, or none where it needs one,
+    is an `InvalidArgument`.
 
     >>> from storage.model import Task
-    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md"),
-    ...                          Task(id="b", title="B", path="b.md", parent="a")])
-    >>> scope_members(index, "subtree", "a"), scope_members(index, "all", None)
-    (['a', 'b'], None)
+    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md")])
+    >>> resolve_scope(index, "a", None), resolve_scope(index, "all", None)
+    (('subtree', 'a'), ('all', None))
     """
+    if scope == "all" or (scope not in SCOPES and scope in index):
+        if scope_id is not None:
+            raise InvalidArgument("scope_id", f"not taken by scope {scope!r}, got {scope_id!r}")
+        return ("all", None) if scope == "all" else ("subtree", scope)
     if scope not in SCOPES:
-        raise InvalidArgument("scope", f"must be one of {', '.join(SCOPES)}, got {scope!r}")
-    if scope == "all":
-        return None
+        keywords = ", ".join(SCOPES)
+        raise InvalidArgument("scope", f"must be one of {keywords} or a task id, got {scope!r}")
     if scope_id is None:
         raise InvalidArgument("scope_id", f"required for scope {scope!r}")
+    return cast(Scope, scope), scope_id
+
+
+def _members(index: TaskIndex, scope: Scope, scope_id: str | None) -> Collection[str] | None:
+    """The ids in a resolved scope (None for all); the project or subtree root must exist."""
+    if scope_id is None:
+        return None
     if scope == "project":
         members = index.project_members(scope_id)
         if not members:
@@ -180,7 +198,7 @@ def _scoped_metrics(
         tasks_by_type=dict(sorted(Counter(r.local.type for r in records).items())),
         orphan_count=sum(r.local.is_orphan for r in records),
         root_count=sum(r.local.is_root for r in records),
-        leaf_count=sum(r.local.open_child_count == 0 for r in records),
+        leaf_count=sum(r.local.is_leaf for r in records),
         max_depth=max(depths, default=0),
         avg_depth=sum(depths) / len(depths) if depths else 0.0,
         no_depth_count=len(records) - len(depths),
@@ -196,21 +214,23 @@ def _scoped_metrics(
 def graph_metrics(
     index: TaskIndex, scope: str = "all", scope_id: str | None = None, *, top: int = 10
 ) -> GraphMetrics:
-    """Raw metrics of the whole graph, one project, or one task and its descendants.
+    """Raw metrics of the whole graph, one project, or one task and its descendants (scope
+    `subtree` with scope_id, or seed 004's scope = the task id).
 
-    `top` is how many tasks `tasks_with_high_out_degree` lists (the ones with the most
-    dependents): a length, not a threshold.
+        `top` is how many tasks `tasks_with_high_out_degree` lists (the ones with the most
+        dependents): a length, not a threshold.
 
-    >>> from storage.model import Task
-    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", status="active"),
-    ...                          Task(id="b", title="B", path="b.md", depends_on=("a",))])
-    >>> m = graph_metrics(index)
-    >>> m.total_tasks, m.orphan_count, m.dependency_stats.max_out_degree
-    (2, 1, 1)
+        >>> from storage.model import Task
+        >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", status="active"),
+        ...                          Task(id="b", title="B", path="b.md", depends_on=("a",))])
+        >>> m = graph_metrics(index)
+        >>> m.total_tasks, m.orphan_count, m.dependency_stats.max_out_degree
+        (2, 1, 1)
     """
     if top < 0:
         raise InvalidArgument("top", f"must be >= 0, got {top}")
-    members = scope_members(index, scope, scope_id)
+    scope, scope_id = resolve_scope(index, scope, scope_id)
+    members = _members(index, scope, scope_id)
     if members is None or scope_id is None:
         return _all_metrics(index, top)
-    return _scoped_metrics(index, cast(Scope, scope), scope_id, members, top)
+    return _scoped_metrics(index, scope, scope_id, members, top)

@@ -8,7 +8,6 @@
     ├── PathOutsideRoot(path)
     │   └── UnsafeFolder(path, detail) a folder to write in is a link (or not a folder)
     ├── Conflict(path, expected, actual)   the file changed since the caller read it
-    ├── DuplicateId(task_id, paths)
     ├── AlreadyExists(path)
     ├── TooLarge(path, size, limit)   a write over the file size cap, refused before writing
     ├── WouldNotLoad(path, detail)    a write whose file would not read back as the task
@@ -22,7 +21,6 @@ from __future__ import annotations
 __all__ = [
     "AlreadyExists",
     "Conflict",
-    "DuplicateId",
     "ImportFailed",
     "InvalidId",
     "NotATask",
@@ -81,13 +79,6 @@ class Conflict(StorageError):
         self.path = path
         self.expected = expected
         self.actual = actual
-
-
-class DuplicateId(StorageError):
-    def __init__(self, task_id: str, paths: tuple[str, ...]) -> None:
-        super().__init__(f"id {task_id!r} is used by {', '.join(paths)}")
-        self.task_id = task_id
-        self.paths = paths
 
 
 class AlreadyExists(StorageError):

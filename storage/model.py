@@ -29,7 +29,6 @@ __all__ = [
     "READY_STATUSES",
     "TERMINAL_STATUSES",
     "Task",
-    "is_terminal",
     "is_valid_id",
     "normalise_priority",
     "normalise_status",
@@ -128,11 +127,6 @@ def is_valid_id(task_id: str) -> bool:
         and ID_PATTERN.fullmatch(task_id) is not None
         and ".." not in task_id
     )
-
-
-def is_terminal(status: str) -> bool:
-    """True for `done` and `cancelled`: a dependency on such a task is satisfied."""
-    return status in TERMINAL_STATUSES
 
 
 @dataclass(frozen=True, slots=True)

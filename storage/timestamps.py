@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime
 
-__all__ = ["format_timestamp", "parse_timestamp", "utc_now"]
+__all__ = ["parse_timestamp", "utc_now"]
 
 # Python's parser keeps six fractional digits; longer fractions (beads writes nine) are cut.
 _LONG_FRACTION = re.compile(r"(\.\d{6})\d+")
@@ -37,11 +37,6 @@ def parse_timestamp(value: object) -> datetime | None:
     else:
         raise ValueError(f"not a timestamp: {value!r}")
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def format_timestamp(value: datetime) -> str:
-    """The ISO form we write: offset kept, microseconds only when present."""
-    return value.isoformat()
 
 
 def utc_now() -> datetime:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
-from typing import Generic, Literal, TypeVar
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -30,8 +30,13 @@ CURSOR = Field(None, description="next_cursor from the previous page.")
 
 
 class GetGraphMetricsInput(Input):
-    scope: Literal["all", "project", "subtree"] = Field("all", description="What to count.")
-    scope_id: IdArg | None = Field(None, description="Project name (project) or task id (subtree).")
+    scope: IdArg = Field(
+        "all",
+        description="What to count: all, project, subtree, or a task id (that task's subtree).",
+    )
+    scope_id: IdArg | None = Field(
+        None, description="Project name (project) or task id (subtree); not taken otherwise."
+    )
     top: int = Field(10, ge=0, le=100, description="How many highest out-degree tasks to list.")
 
 

@@ -40,9 +40,10 @@ def state_of(index: TaskIndex) -> dict[str, Any]:
     return {
         "ids": ids,
         "facts": {i: index.facts(i).model_dump() for i in ids},
+        "records": {i: index.record(i) for i in ids},  # every rule's raw result, field by field
         "children": {i: index.children(i) for i in ids},
         "dependents": {i: index.dependents(i) for i in ids},
-        "soft_dependents": {i: index.soft_dependents(i) for i in ids},
+        "soft_dependents": {i: index.in_order("soft_depends_on", i)[:] for i in ids},
         "ancestors": {i: index.ancestors(i) for i in ids},
         "dependency_cycles": index.dependency_cycles(),
         "parent_cycles": index.parent_cycles(),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import replace
 from typing import Any
 
@@ -244,7 +243,7 @@ def test_blocking_counts_name_tasks_not_entries() -> None:
     assert (facts.blocking_count, facts.soft_blocking_count) == (2, 1)
     assert index.facts("b").blocked_by_count == 2
     assert index.dependents("a") == ["b", "c"]
-    assert index.soft_dependents("a") == ["c"]
+    assert index.in_order("soft_depends_on", "a")[:] == ["c"]
 
 
 def test_lists_follow_priority_then_order_then_id() -> None:
@@ -272,14 +271,6 @@ def test_an_id_both_removed_and_upserted_is_kept() -> None:
     index = index_of(task("a"))
     index.apply([task("a", title="New")], ["a"])
     assert index.require("a").title == "New"
-
-
-def test_the_index_has_a_reentrant_lock() -> None:
-    index = index_of(task("a"))
-    assert isinstance(index.lock, type(threading.RLock()))
-    with index.lock:
-        index.apply([task("b")])
-    assert len(index) == 2
 
 
 # --- would_create_cycle --------------------------------------------------------------------------

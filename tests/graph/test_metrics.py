@@ -8,7 +8,7 @@ import pytest
 
 from graph.errors import InvalidArgument, UnknownTask
 from graph.metrics import graph_metrics
-from tests.graph.builders import sample_tree
+from tests.graph.builders import index_of, sample_tree, task
 
 
 def test_metrics_of_the_whole_graph_match_a_hand_count() -> None:
@@ -97,3 +97,32 @@ def test_a_subtree_of_an_unknown_task_is_an_unknown_task() -> None:
 def test_a_negative_top_is_an_invalid_argument() -> None:
     with pytest.raises(InvalidArgument):
         graph_metrics(sample_tree(), top=-1)
+
+
+def test_a_task_id_as_the_scope_counts_its_subtree_as_seed_004_writes_it() -> None:
+    index = sample_tree()
+    m = graph_metrics(index, "e")
+    assert (m.scope, m.scope_id, m.total_tasks) == ("subtree", "e", 4)
+    assert m == graph_metrics(index, "subtree", "e")
+
+
+def test_a_scope_keyword_wins_over_a_task_with_that_id() -> None:
+    index = index_of(task("all"), task("x", parent="all"), task("y"))
+    assert graph_metrics(index, "all").total_tasks == 3
+    assert graph_metrics(index, "subtree", "all").total_tasks == 2
+
+
+@pytest.mark.parametrize(("scope", "scope_id"), [("all", "alpha"), ("all", "e"), ("e", "r")])
+def test_a_scope_id_where_the_scope_takes_none_is_an_invalid_argument(
+    scope: str, scope_id: str
+) -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        graph_metrics(sample_tree(), scope, scope_id)
+    assert caught.value.name == "scope_id"
+
+
+def test_a_scope_that_is_no_keyword_and_no_task_names_both_forms() -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        graph_metrics(sample_tree(), "nope")
+    assert caught.value.name == "scope"
+    assert "task id" in caught.value.detail

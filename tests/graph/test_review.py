@@ -49,6 +49,13 @@ def test_staleness_names_the_longest_ready_and_the_longest_in_progress() -> None
     )
 
 
+def test_staleness_entries_carry_seed_004s_key_task_beside_task_id() -> None:
+    staleness = review_snapshot(timeline(), since_days=1, now=NOW).staleness
+    dumped = staleness.model_dump()
+    assert dumped["oldest_ready_task"] == {"task": "c", "task_id": "c", "days_ready": 2.0}
+    assert dumped["oldest_in_progress"] == {"task": "e", "task_id": "e", "days_in_progress": 9.0}
+
+
 def test_velocity_counts_the_last_seven_days() -> None:
     velocity = review_snapshot(timeline(), since_days=1, now=NOW).velocity
     assert (velocity.completed_last_7_days, velocity.created_last_7_days) == (1, 2)

@@ -1,0 +1,42 @@
+"""Seed 004's argument and field forms, through a real in-memory MCP client."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from tests.tasks_server.conftest import call, fail
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_task_id_as_the_metrics_scope_gives_that_tasks_subtree(client: Client) -> None:
+    by_id = await call(client, "get_graph_metrics", scope="pipe-2052e52b")
+    spelled_out = await call(client, "get_graph_metrics", scope="subtree", scope_id="pipe-2052e52b")
+    assert (by_id["scope"], by_id["scope_id"]) == ("subtree", "pipe-2052e52b")
+    assert by_id == spelled_out
+    assert by_id["total_tasks"] < (await call(client, "get_graph_metrics"))["total_tasks"]
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"scope": "all", "scope_id": "wx"},
+        {"scope_id": "wx"},
+        {"scope": "pipe-2052e52b", "scope_id": "wx"},
+    ],
+)
+async def test_a_scope_id_the_scope_takes_none_of_is_an_invalid_argument(
+    client: Client, arguments: dict[str, str]
+) -> None:
+    data = await fail(client, "get_graph_metrics", **arguments)
+    assert data["error"]["code"] == "INVALID_ARGUMENT"
+
+
+async def test_the_review_snapshots_staleness_entries_carry_seed_004s_key_task(
+    client: Client,
+) -> None:
+    staleness = (await call(client, "get_review_snapshot", since_days=7))["staleness"]
+    for key in ("oldest_ready_task", "oldest_in_progress"):
+        assert staleness[key] is not None
+        assert staleness[key]["task"] == staleness[key]["task_id"]
