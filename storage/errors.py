@@ -57,10 +57,11 @@ class TaskNotFound(StorageError):
 
 
 class InvalidId(StorageError):
-    def __init__(self, task_id: str) -> None:
+    def __init__(self, task_id: str, reason: str | None = None) -> None:
+        shown = task_id if len(task_id) <= 80 else task_id[:79] + "…"
         super().__init__(
-            f"invalid task id {task_id!r}: use letters, digits, '.', '_' and '-', "
-            "starting with a letter or digit"
+            f"invalid task id {shown!r}: "
+            + (reason or "use letters, digits, '.', '_' and '-', starting with a letter or digit")
         )
         self.task_id = task_id
 

@@ -88,6 +88,25 @@ def slugify(title: str, limit: int = 48) -> str:
     return slug[:limit].rstrip("-") or "task"
 
 
+FILE_STEM_CHARS = 200
+"""The longest `<id>-<slug>` a new file's name takes: with `.md` and the affixes of a
+temporary or journal file it stays under the 255 bytes a file name may have."""
+
+
+def file_name(task_id: str, title: str) -> str:
+    """`<id>-<slug>.md`, the slug shortened (or left out) so that the name fits; an id too
+    long for any file name is InvalidId.
+
+    >>> file_name("a-1", "Fix the parser!"), len(file_name("x" * 195, "Title"))
+    ('a-1-fix-the-parser.md', 198)
+    """
+    if len(task_id) > FILE_STEM_CHARS:
+        raise InvalidId(task_id, f"longer than the {FILE_STEM_CHARS} characters a file name allows")
+    room = FILE_STEM_CHARS - len(task_id) - 1
+    slug = slugify(title, limit=min(48, room)) if room >= 8 else ""
+    return f"{task_id}-{slug}.md" if slug else f"{task_id}.md"
+
+
 def mtime_of(stamp: tuple[int, int]) -> datetime:
     """A file's modification time (from its stamp) as an aware UTC datetime, to the µs."""
     return datetime.fromtimestamp(stamp[0] // 1000 / 1_000_000, UTC)
@@ -245,7 +264,7 @@ class TaskRepository:
         if task.project is not None and not is_valid_id(task.project):
             raise InvalidId(task.project)
         folder = f"{task.project}/tasks" if task.project else "inbox"
-        return f"{folder}/{task.id}-{slugify(task.title)}.md"
+        return f"{folder}/{file_name(task.id, task.title)}"
 
     def create(self, task: Task) -> FileResult:
         """Write a new task file (never over an existing one)."""

@@ -26,7 +26,7 @@ from storage.errors import (
 from storage.files import Changed, Seen, read_seen, replace_checked
 from storage.journal import JournalWrite
 from storage.model import Task
-from storage.repository import TaskRepository, mtime_of
+from storage.repository import FILE_STEM_CHARS, TaskRepository, mtime_of
 from tests.conftest import REPO, write
 
 TASK = "---\nid: {id}\ntitle: {title}\nstatus: active\n---\nBody of {id}.\n"
@@ -467,3 +467,19 @@ def leftovers(root: Path) -> list[str]:
     found = [p for p in root.rglob(".*") if p.is_file() and p.name != ".gitignore"]
     found += list((root / ".tasks-index/journal").glob("*"))
     return sorted(str(p.relative_to(root)) for p in found)
+
+
+@pytest.mark.parametrize("length", [180, 200, 201, 255])
+def test_a_long_id_gets_a_file_name_that_fits_or_a_clear_refusal(
+    tmp_path: Path, length: int
+) -> None:
+    repo = TaskRepository(tmp_path)
+    task = Task(id="a" * length, title="A title long enough to make a slug", path="")
+    if length > FILE_STEM_CHARS:
+        with pytest.raises(InvalidId, match="file name"):
+            repo.create(task)
+        assert not list(tmp_path.rglob("*.md"))
+        return
+    written = repo.create(task)
+    assert len(Path(written.path).name.encode()) <= FILE_STEM_CHARS + 3
+    assert repo.scan().tasks()[0].id == "a" * length
