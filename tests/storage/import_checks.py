@@ -47,7 +47,7 @@ def listed(report: ImportReport, kind: str) -> set[tuple[str, str, str]]:
     return found
 
 
-def check(root: Path) -> subprocess.CompletedProcess[str]:
-    """`python -m tasks_server check --root ROOT`, run as a real process."""
-    command = [sys.executable, "-m", "tasks_server", "check", "--root", str(root)]
+def check(root: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """`python -m tasks_server check --root ROOT [OPTIONS]`, run as a real process."""
+    command = [sys.executable, "-m", "tasks_server", "check", "--root", str(root), *options]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)

@@ -10,6 +10,7 @@ is read back through python-frontmatter (PyYAML), an independent path, and compa
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -284,12 +285,12 @@ def test_check_reports_exactly_the_dangling_references_the_import_listed(tmp_pat
     root = tmp_path / "root"
     report = import_backlog(board(tmp_path), TaskRepository(root), project="demo")
 
-    done = check(root)
-    shown = [line.strip() for line in done.stdout.splitlines() if line.startswith("  ")]
+    done = check(root, "--json")
+    found = json.loads(done.stdout)["dangling_references"]
+    shown = {(field, d["task_id"], d["missing_id"]) for field, rows in found.items() for d in rows}
     assert done.returncode == 1
-    assert len(shown) == len(listed(report, "dangling_reference")) == 3
-    for _, task_id, missing in listed(report, "dangling_reference"):
-        assert any(task_id in line and missing in line for line in shown)
+    assert shown == set(listed(report, "dangling_reference"))
+    assert len(shown) == 3
 
 
 # --- the taskwright dataset -------------------------------------------------------------------

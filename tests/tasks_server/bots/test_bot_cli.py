@@ -45,6 +45,6 @@ def test_a_broken_bot_config_is_one_line_naming_file_and_field_and_exit_2(
 
 
 def test_a_seed_layout_trigger_words_file_does_not_stop_start_up(example_root: Path) -> None:
-    done = run("bots", "--root", str(example_root))
+    done = run("bots", "--root", str(example_root), "--json")
     assert done.returncode == 0, done.stderr
     assert '"triage_bot_intake_gather_evidence"' in done.stdout
