@@ -12,9 +12,8 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Sequence
 
-__all__ = ["ROLES", "Role", "tool_filter"]
+__all__ = ["ROLES", "parse_patterns", "tool_filter"]
 
-Role = str
 ROLES: dict[str, frozenset[str]] = {
     "planner": frozenset({"query"}),
     "editor": frozenset({"query", "mutation"}),
