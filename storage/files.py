@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,9 +43,28 @@ def stamp_of(path: Path) -> tuple[int, int] | None:
     return stat.st_mtime_ns, stat.st_size
 
 
+def _process_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+NEW_FILE_MODE = 0o666 & ~_process_umask()
+"""The mode `open()` gives a new file (read once, at import, before any thread runs)."""
+
+
+def _mode_for(path: Path) -> int:
+    """The mode the file at `path` has (a rewrite keeps it), else a new file's mode."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return NEW_FILE_MODE
+
+
 def _write_temp(path: Path, data: bytes) -> Path:
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, _mode_for(path))  # mkstemp makes 0600; the task file keeps its mode
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -43,7 +43,7 @@ def _decode(cursor: str) -> tuple[str, int, int]:
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         query, generation, offset = json.loads(base64.urlsafe_b64decode(padded))
-    except (ValueError, TypeError, binascii.Error) as exc:
+    except (ValueError, TypeError, RecursionError, binascii.Error) as exc:
         raise InvalidCursor("cursor is not one this server issued") from exc
     fits = isinstance(query, str) and isinstance(generation, int) and isinstance(offset, int)
     if not fits or offset < 0:

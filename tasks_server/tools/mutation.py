@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from pydantic import Field
+from pydantic import AwareDatetime, Field
 
 from graph.index import would_create_cycle
 from storage.model import (
@@ -153,7 +153,7 @@ class UpdateTaskInput(TaskFieldsInput):
     project: str | None = Field(None, description="New project (the file stays where it is).")
     parent: str | None = Field(None, description="New parent id; '' makes it a root.")
     body: str | None = Field(None, description="New markdown body (replaces the old one).")
-    expected_modified: datetime | None = Field(
+    expected_modified: AwareDatetime | None = Field(
         None, description="file_modified from get_task; refused with CONFLICT if the file changed."
     )
 
