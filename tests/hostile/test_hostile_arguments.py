@@ -123,3 +123,13 @@ async def test_a_since_days_past_the_calendar_is_an_invalid_argument(
 async def test_a_since_days_of_a_century_still_reviews_the_whole_tree(client: Client) -> None:
     data = await call(client, "get_review_snapshot", since_days=36_500)
     assert data["changes_since"]
+
+
+@pytest.mark.parametrize("tool", ["story_bot_tool", "story_bot_shape_gather_context"])
+async def test_a_bot_refuses_a_megabyte_user_input_instead_of_echoing_it(
+    client: Client, tool: str
+) -> None:
+    result = await client.call_tool(tool, {"user_input": "x" * MB})
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert result.is_error and json.loads(text)["error"]["code"] == "INVALID_ARGUMENT"
+    assert len(text) < 2_000
