@@ -30,6 +30,7 @@ from storage.errors import (
     NotATask,
     ParseError,
     PathOutsideRoot,
+    StorageError,
     TaskNotFound,
 )
 from storage.files import atomic_create, atomic_write, inside_root, locked
@@ -237,7 +238,7 @@ class TaskRepository:
         """Write a new task file (never over an existing one)."""
         relative = self.path_for_new(task)
         path = inside_root(self.root, relative)
-        atomic_create(path, codec.dumps(replace(task, path=relative)).encode())
+        atomic_create(path, self._fits(relative, codec.dumps(replace(task, path=relative))))
         return self._reread(relative)
 
     def update(
@@ -256,8 +257,18 @@ class TaskRepository:
         path = inside_root(self.root, relative)
         with locked(path):
             text = self._current_text(relative, path, expected_modified)
-            atomic_write(path, codec.update_text(text, changes, relative, body=body).encode())
+            new = codec.update_text(text, changes, relative, body=body)
+            atomic_write(path, self._fits(relative, new))
         return self._reread(relative)
+
+    def _fits(self, relative: str, text: str) -> bytes:
+        """`text` encoded, refused before any byte is written when the file would be over the
+        size limit (it would be written, then read back as too large and vanish)."""
+        data = text.encode()
+        if len(data) > self.max_bytes:
+            limit = f"over the {self.max_bytes}-byte limit"
+            raise StorageError(f"{relative}: the new text is {len(data)} bytes, {limit}")
+        return data
 
     def _current_text(self, relative: str, path: Path, expected: datetime | None) -> str:
         try:

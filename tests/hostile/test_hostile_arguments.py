@@ -133,3 +133,14 @@ async def test_a_bot_refuses_a_megabyte_user_input_instead_of_echoing_it(
     text = result.content[0].text  # type: ignore[union-attr]
     assert result.is_error and json.loads(text)["error"]["code"] == "INVALID_ARGUMENT"
     assert len(text) < 2_000
+
+
+@pytest.mark.parametrize("tool", ["update_task", "create_task"])
+async def test_a_body_under_the_argument_cap_but_over_the_file_cap_is_refused_before_writing(
+    client: Client, example_root: Path, tool: str
+) -> None:
+    before = files(example_root)
+    arguments = {"task_id": TASK} if tool == "update_task" else {"title": "Big"}
+    data = await fail(client, tool, **arguments, body="é" * 600_000)  # 1.2 MB of UTF-8
+    assert data["error"]["code"] == "INVALID_ARGUMENT"
+    assert files(example_root) == before
