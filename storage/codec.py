@@ -135,6 +135,8 @@ def parse_front(parts: Parts, path: str = "") -> dict[str, Any]:
         data = yaml_rs.loads(parts.front, parse_datetime=False, alias_limits=_ALIAS_LIMITS)
     except yaml_rs.YAMLDecodeError as exc:
         raise ParseError(path, f"invalid YAML in frontmatter: {_first_line(str(exc))}") from exc
+    except TypeError as exc:  # a complex key (`? {a: 1}`) cannot key a Python dict
+        raise ParseError(path, "a frontmatter key is a mapping or a list") from exc
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -144,3 +144,12 @@ async def test_a_body_under_the_argument_cap_but_over_the_file_cap_is_refused_be
     data = await fail(client, tool, **arguments, body="é" * 600_000)  # 1.2 MB of UTF-8
     assert data["error"]["code"] == "INVALID_ARGUMENT"
     assert files(example_root) == before
+
+
+@pytest.mark.parametrize("front", ["? : title: \n", "? : a: \n"])
+def test_a_frontmatter_key_that_is_a_mapping_or_list_is_a_parse_error(front: str) -> None:
+    from storage import codec  # noqa: PLC0415
+    from storage.errors import ParseError  # noqa: PLC0415
+
+    with pytest.raises(ParseError, match="key"):
+        codec.parse_front(codec.split(f"---\n{front}---\nbody\n"))
