@@ -1,15 +1,17 @@
 """A Hypothesis fuzz of every tool that tools/list publishes, driven by its own inputSchema,
-through one real MCP client session over a copy of the example tree.
+through a real MCP client session over a fresh copy of the example tree for each example.
 
 Two kinds of calls, every listed tool in every example: arguments valid under the published
-schema (ids and projects drawn from the tree half of the time), and hostile ones (a wrong
-type, a missing required key, an unknown key, a hostile or huge string, deep nesting). Every
+schema (ids and projects drawn from the tree half of the time), and the same arguments made
+hostile each way that applies (an unknown key, deep nesting, a wrong type, a missing required
+key, a hostile string, a string past the 1 MiB argument cap). Nesting stops at 200 levels:
+deeper, the MCP client itself refuses to serialize the request. Every
 answer must be clean: a success whose structured content validates against the tool's
 outputSchema, or an error with a stable code (never INTERNAL_ERROR) and no structured
 content; a call whose input carried megabytes answers in under 64 KB; a failed call leaves
 every file under the root byte for byte as it was (the server's hidden folders aside). The
-30 s hang guard is a bound on a stuck call, not a speed assertion. Examples are derandomized,
-so CI replays the same calls.
+30 s hang guard is a bound on a stuck call, not a speed assertion. The seed is fixed and
+nothing is shrunk, so CI replays the same calls and a failure is reported as found.
 """
 
 from __future__ import annotations
