@@ -35,4 +35,7 @@ def cutoff(now: datetime, days: float, name: str) -> datetime:
     """`now` minus `days`; a negative `days` is an `InvalidArgument` named `name`."""
     if days < 0:
         raise InvalidArgument(name, f"must be >= 0, got {days}")
-    return check_now(now) - timedelta(days=days)
+    try:
+        return check_now(now) - timedelta(days=days)
+    except OverflowError as exc:
+        raise InvalidArgument(name, f"reaches before year 1, got {days}") from exc

@@ -121,6 +121,7 @@ RECOVERY: dict[str, tuple[str, list[str]]] = {
     "OPEN_CHECKLIST": ("Tick the items, or call complete_task with force=true", ["get_task"]),
     "PATH_OUTSIDE_ROOT": ("Use an id or path inside the task root", []),
     "UNKNOWN_TOOL": ("Call tools/list and use a listed name", []),
+    "ACTION_INCOMPLETE": ("Finish the action the message names, then close it", []),
     "IO_ERROR": ("Check the tree can be read and written (disk, permissions), then retry", []),
     "INTERNAL_ERROR": ("Retry once; if it repeats, call rebuild_index", ["rebuild_index"]),
 }  # fmt: skip

@@ -24,12 +24,34 @@ from tasks_server.errors import (
     ToolNotAllowed,
     UnknownTool,
     classify,
+    shorten,
 )
 from tasks_server.guidance import for_session, guide, nearest_tools
 from tasks_server.registry import ToolSpec, discover
 from tasks_server.roles import tool_filter
 
-__all__ = ["Outcome", "Toolset", "open_toolset"]
+__all__ = ["MAX_ARGUMENT_CHARS", "Outcome", "Toolset", "open_toolset"]
+
+MAX_ARGUMENT_CHARS = 1024 * 1024
+"""The longest string an argument may hold (a task file is at most 1 MiB): longer ones are
+refused before any work, so a request's cost stays bounded by what could ever be stored."""
+
+
+def check_sizes(arguments: dict[str, Any]) -> None:
+    """INVALID_ARGUMENT when any string in `arguments` (keys too, at any depth) is too long."""
+    pending: list[tuple[str, Any]] = [("arguments", arguments)]
+    while pending:
+        where, value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend((f"{where}.{shorten(str(k), 40)}", k) for k in value)
+            pending.extend((f"{where}.{shorten(str(k), 40)}", v) for k, v in value.items())
+        elif isinstance(value, list):
+            pending.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
+        elif isinstance(value, str) and len(value) > MAX_ARGUMENT_CHARS:
+            raise ToolFailure(
+                "INVALID_ARGUMENT",
+                f"{where}: {len(value)} characters, over the {MAX_ARGUMENT_CHARS} limit",
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +90,7 @@ class Toolset:
         """Run one call; never raises."""
         try:
             spec = self.spec(name)
+            check_sizes(arguments)
             args = spec.input_model.model_validate(arguments)
             with self.context.live.snapshot():  # every change finished before the call is in it
                 output = spec.handler(self.context, args)

@@ -17,6 +17,10 @@ __all__ = [
 ]
 
 
+USER_INPUT_CHARS = 20_000
+"""The longest user_input a bot takes: it is echoed back, so it is bounded."""
+
+
 class _Input(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -24,6 +28,7 @@ class _Input(BaseModel):
 class ActionInput(_Input):
     user_input: str | None = Field(
         None,
+        max_length=USER_INPUT_CHARS,
         description="The user's request in their own words; returned with the instructions "
         "so they can be applied to it.",
     )
