@@ -107,7 +107,8 @@ def test_each_human_command_prints_a_readable_view_of_an_imported_beads_tree(
 def test_import_prints_what_it_wrote_and_dropped_as_a_report(
     tmp_path: Path, snapshot: SnapshotAssertion
 ) -> None:
-    done = run("import", "beads", str(SKYHOOK), "--root", str(tmp_path / "t"))
+    # Wide enough that where the datasets sit (the path's length) cannot change the wrapping.
+    done = run("import", "beads", str(SKYHOOK), "--root", str(tmp_path / "t"), COLUMNS="400")
     assert done.returncode == 0, done.stderr
     assert_for_people(done.stdout)
     assert done.stdout.replace(str(DATASETS), "<datasets>") == snapshot
