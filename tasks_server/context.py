@@ -19,11 +19,11 @@ from tasks_server.models import PagedInput
 from tasks_server.paging import Page, Window, open_window, paginate
 from tasks_server.views import (
     BLOCKS_SHOWN,
+    BriefCache,
     Fields,
     TaskBrief,
     TaskRow,
     TaskView,
-    to_briefs,
     to_view,
 )
 
@@ -43,6 +43,7 @@ class ServerContext:
     bots_dir: Path | None = None
     bots: Any = None
     clock: Callable[[], datetime] = field(default=utc_now)
+    brief_cache: BriefCache = field(default_factory=BriefCache, repr=False)
 
     @classmethod
     def open(cls, root: Path, *, bots: Path | None = None, watch: bool = True) -> ServerContext:
@@ -119,7 +120,7 @@ class ServerContext:
 
     def briefs(self, ids: Iterable[str]) -> list[TaskBrief]:
         require = self.index.require
-        return to_briefs(require(i) for i in ids)
+        return self.brief_cache.of([require(i) for i in ids])
 
     def cut(
         self, ids: Sequence[str], *, limit: int, cursor: str | None, query: object

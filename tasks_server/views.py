@@ -9,7 +9,7 @@ is the brief one for brief rows and the full one for full rows.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -28,6 +28,7 @@ from storage.model import Task
 __all__ = [
     "BLOCKS_SHOWN",
     "BRIEF_FIELDS",
+    "BriefCache",
     "Fields",
     "TaskBrief",
     "TaskRow",
@@ -110,6 +111,31 @@ def to_briefs(tasks: Iterable[Task]) -> list[TaskBrief]:
     """`tasks` in brief, validated in one call that reads the tasks' attributes directly
     (a thousand rows in about a millisecond)."""
     return _BRIEFS.validate_python(list(tasks), from_attributes=True)
+
+
+class BriefCache:
+    """Brief rows kept per task record. A record is frozen and an edit makes a new one, so
+    a kept brief is right for as long as its record is the one the index holds: a page of
+    1,000 rows is looked up, not built again."""
+
+    def __init__(self, most: int = 200_000) -> None:
+        self._kept: dict[str, tuple[Task, TaskBrief]] = {}
+        self._most = most  # ids of deleted tasks linger; forget all past this many
+
+    def of(self, tasks: Sequence[Task]) -> list[TaskBrief]:
+        """The briefs of `tasks`, in order, building only those not kept for their record.
+        Called under the live tree's lock, one call at a time."""
+        kept = self._kept
+        stale = [task for task in tasks if kept.get(task.id, _NONE)[0] is not task]
+        if len(kept) + len(stale) > self._most:
+            kept.clear()
+            stale = list(tasks)
+        rows = zip(stale, to_briefs(stale), strict=True)
+        kept.update((task.id, (task, row)) for task, row in rows)
+        return [kept[task.id][1] for task in tasks]
+
+
+_NONE: tuple[None, None] = (None, None)
 
 
 def to_view(

@@ -1,5 +1,6 @@
-"""A full task view stays bounded: a hub's dependents are counted in full and listed by id
-up to a page, in task order."""
+"""Task views: a full view stays bounded (a hub's dependents are counted in full and listed
+by id up to a page, in task order); brief rows are kept per task record and never outlive
+an edit."""
 
 from __future__ import annotations
 
@@ -8,11 +9,16 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tasks_server.views import BLOCKS_SHOWN
+from storage.model import Task
+from tasks_server.views import BLOCKS_SHOWN, BriefCache
 from tests.conftest import write
 from tests.tasks_server.conftest import call, make_server
 
 pytestmark = pytest.mark.anyio
+
+
+def task(task_id: str, title: str = "T", parent: str | None = None) -> Task:
+    return Task(id=task_id, title=title, path=f"{task_id}.md", parent=parent)
 
 
 async def test_a_hub_view_counts_every_dependent_and_lists_the_first_page(
@@ -30,3 +36,42 @@ async def test_a_hub_view_counts_every_dependent_and_lists_the_first_page(
     in_order = sorted(waiting, key=lambda i: (waiting.index(i) % 3, i))
     assert view["blocking_count"] == len(waiting)
     assert view["blocks"] == in_order[:BLOCKS_SHOWN]
+
+
+def test_a_kept_brief_is_reused_for_the_same_record_and_rebuilt_for_a_new_one() -> None:
+    cache = BriefCache()
+    first, other = task("a"), task("b", parent="a")
+    kept = cache.of([first, other])
+    assert [row.id for row in kept] == ["a", "b"] and kept[1].parent == "a"
+    assert cache.of([other, first]) == [kept[1], kept[0]]
+    assert cache.of([first])[0] is kept[0]
+    edited = task("a", title="Edited")  # an edit is a new frozen record under the same id
+    assert cache.of([edited])[0].title == "Edited"
+    assert cache.of([first])[0].title == "T"  # the record decides, not the id
+
+
+def test_the_cache_forgets_everything_past_its_bound_and_still_answers_right() -> None:
+    cache = BriefCache(most=3)
+    tasks = [task(f"t{n}", title=f"Title {n}") for n in range(5)]
+    assert [row.title for row in cache.of(tasks[:3])] == ["Title 0", "Title 1", "Title 2"]
+    assert [row.title for row in cache.of(tasks[3:])] == ["Title 3", "Title 4"]
+    assert [row.id for row in cache.of(tasks)] == [f"t{n}" for n in range(5)]
+
+
+async def test_a_list_shows_an_editors_change_and_a_tools_change_at_once(
+    tmp_path: Path,
+) -> None:
+    for task_id in ("a", "b"):
+        write(tmp_path, f"{task_id}.md", f"---\nid: {task_id}\ntitle: Old {task_id}\n---\n")
+    server = make_server(tmp_path)
+    async with Client(server) as client:
+        before = (await call(client, "list_tasks"))["tasks"]
+        write(tmp_path, "a.md", "---\nid: a\ntitle: Edited by hand\nparent: b\n---\n")
+        await call(client, "update_task", task_id="b", title="Edited by a tool")
+        after = (await call(client, "list_tasks"))["tasks"]
+    server.context.close()
+    assert [row["title"] for row in before] == ["Old a", "Old b"]
+    assert [(row["title"], row.get("parent")) for row in after] == [
+        ("Edited by hand", "b"),
+        ("Edited by a tool", None),
+    ]
