@@ -1,7 +1,8 @@
 """How tasks appear in tool results: `brief` (a few fields) or `full` (everything, body too).
 
-`TaskBrief` is a brief row: seven fields, validated straight from the loaded tasks
-(lists of 1,000 rows are built and dumped in about a millisecond).
+`TaskBrief` is a brief row: seven fields, `project` and `parent` left out when the task has
+none (a nullable field costs a validating client an `anyOf` on every row), built straight
+from the loaded tasks and kept per task record (`BriefCache`).
 `TaskView` is a task in full; it also serves a single task asked for in brief, leaving the
 full-only fields out. A list row is a `TaskRow`: the schema a client checks each row against
 is the brief one for brief rows and the full one for full rows.
@@ -21,6 +22,7 @@ from pydantic import (
     TypeAdapter,
     model_serializer,
 )
+from pydantic.json_schema import SkipJsonSchema
 
 from graph.facts import TaskFacts
 from storage.model import Task
@@ -39,11 +41,17 @@ __all__ = [
 
 Fields = Literal["brief", "full"]
 BRIEF_FIELDS = frozenset({"id", "title", "type", "status", "priority", "project", "parent"})
-FIELDS_DESCRIPTION = "'brief' (id, title, type, status, priority, project, parent) or 'full'."
+FIELDS_DESCRIPTION = (
+    "'brief' (id, title, type, status, priority; project and parent when set) or 'full'."
+)
 
 
 BLOCKS_SHOWN = 50
 """How many dependents a full view lists by id (a hub can have thousands)."""
+
+
+def _absent(value: object) -> bool:
+    return value is None
 
 
 class TaskBrief(BaseModel):
@@ -56,8 +64,12 @@ class TaskBrief(BaseModel):
     type: str = Field(description="goal, project, epic, task, action, bug, feature, learn, ...")
     status: str = Field(description="Normalised status, e.g. active, in_progress, done.")
     priority: int = Field(description="0 (most urgent) to 4.")
-    project: str | None = Field(description="Project name, if any.")
-    parent: str | None = Field(description="Parent task id, if any.")
+    project: str | SkipJsonSchema[None] = Field(
+        None, description="Project name; absent when the task has none.", exclude_if=_absent
+    )
+    parent: str | SkipJsonSchema[None] = Field(
+        None, description="Parent task id; absent when the task has none.", exclude_if=_absent
+    )
 
 
 class TaskView(TaskBrief):

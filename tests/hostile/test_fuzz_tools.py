@@ -161,7 +161,7 @@ def fuzzed() -> Iterator[Fuzzed]:
         with lister.session() as session:
             tools = {tool.name: tool for tool in portal.call(session.client.list_tools).tools}
             rows = session.call("list_tasks", {"limit": 1000}).structured_content["tasks"]
-        projects = sorted({row["project"] for row in rows if row["project"]})
+        projects = sorted({row["project"] for row in rows if "project" in row})
         yield Fuzzed(portal, DATA, tools, [row["id"] for row in rows], projects)
 
 

@@ -219,18 +219,39 @@ def test_a_list_row_schema_is_the_brief_one_for_brief_rows_and_the_full_one_for_
     toolset.context.close()
     schema = output_schema(toolset.specs["list_tasks"].output_model)
     brief, full = schema["properties"]["tasks"]["items"]["anyOf"]
-    assert set(brief["properties"]) == set(brief["required"]) == BRIEF_FIELDS
+    assert set(brief["properties"]) == BRIEF_FIELDS
+    assert set(brief["required"]) == BRIEF_FIELDS - {"project", "parent"}
     assert {"body", "depends_on", "is_ready"} <= set(full["properties"])
     assert brief["additionalProperties"] is False and full["additionalProperties"] is False
     validator = Draft202012Validator(brief)
-    assert validator.is_valid({name: None for name in BRIEF_FIELDS} | BRIEF_ROW)
+    assert validator.is_valid(BRIEF_ROW)
+    assert validator.is_valid({**BRIEF_ROW, "project": "p", "parent": "a0"})
     assert not validator.is_valid({**BRIEF_ROW, "body": "x"})
 
 
-BRIEF_ROW = {
-    "id": "a", "title": "A", "type": "task", "status": "active", "priority": 2,
-    "project": None, "parent": None,
-}  # fmt: skip
+def test_a_row_leaves_out_project_and_parent_when_the_task_has_none(
+    example_root: Path,
+) -> None:
+    """Absent, not null: a nullable field would cost a validating client an `anyOf` per
+    row (jsonschema checks a null against the string branch first, and fails it)."""
+    toolset = open_toolset(example_root, watch=False)
+    toolset.context.close()
+    validator = Draft202012Validator(output_schema(toolset.specs["list_tasks"].output_model))
+    tasks = {task.id: task for task in toolset.context.index.tasks()}
+    for fields in ("brief", "full"):
+        answer = toolset.run("list_tasks", {"limit": 1000, "fields": fields}).data
+        rows = answer["tasks"]
+        assert any("parent" in row for row in rows) and any("parent" not in row for row in rows)
+        for row in rows:
+            task = tasks[row["id"]]
+            assert (row.get("project"), row.get("parent")) == (task.project, task.parent)
+            assert None not in (row.get("project", ""), row.get("parent", ""))
+        validator.validate(answer)
+        rows[0]["parent"] = None
+        assert not validator.is_valid(answer)
+
+
+BRIEF_ROW = {"id": "a", "title": "A", "type": "task", "status": "active", "priority": 2}
 
 
 def keys_of(data: Any) -> set[str]:
