@@ -2,8 +2,11 @@
 
     python -m bench.mcp_bench --n 10000 --calls 300 [--against DIR]
 
-Generates a synthetic tree, starts `python -m tasks_server serve` on it and a null server
-(tools that do nothing, or return 1,000 plain rows), and prints p50/p99 per tool:
+Generates a synthetic tree, starts `python -m tasks_server serve` on it and two floors: a
+null server (tools that do nothing, or return 1,000 plain rows as text) and a replay server
+(our own `list_tasks` answer of 1,000 rows, typed as we publish it, made once and sent again
+on every call: what the SDK, the pipe and the client cost with no work of ours). It prints
+p50/p99 per tool:
 - through the SDK's Python client, which validates every result against the tool's
   outputSchema (as agents' clients do); mutations run on the same tree; the neighbourhood
   at its default page (25 tasks) and at 50; `list_tasks` with 1,000 brief rows; and the
@@ -55,6 +58,13 @@ async def floor(calls: int) -> tuple[float, float]:
     async with Client(stdio(["-m", "bench.null_server"])) as client:
         await client.call_tool("noop", {})
         return await timed(calls, lambda n: client.call_tool("noop", {"task_id": "x"}))
+
+
+async def replay_floor(root: Path, calls: int) -> tuple[float, float]:
+    """`list_tasks` 1,000 through the SDK client, answered with our answer made once."""
+    async with Client(stdio(["-m", "bench.replay_server", str(root)])) as client:
+        await client.call_tool("list_tasks", {"limit": 1000})
+        return await timed(calls, lambda n: client.call_tool("list_tasks", {"limit": 1000}))
 
 
 def serve(root: Path) -> list[str]:
@@ -141,12 +151,20 @@ def raw_case(args: list[str], cwd: Path | None, tool: str, calls: int) -> tuple[
 def raw(root: Path, calls: int, cwd: Path | None) -> dict[str, tuple[float, float]]:
     """The server's own cost, through a client that validates nothing."""
     null = ["-m", "bench.null_server"]
+    replay = ["-m", "bench.replay_server", str(root)]
     return {
         "(floor) noop": raw_case(null, None, "noop", calls),
         "(floor) 1000 plain rows": raw_case(null, None, "rows", calls),
+        "(floor) our answer replayed": raw_case(replay, None, "list_tasks", calls),
         "get_task": raw_case(serve(root), cwd, "get_task", calls),
         "list_tasks 1000": raw_case(serve(root), cwd, "list_tasks", calls),
     }
+
+
+FLOORS = {
+    "(floor) 1000 plain rows": "plain-rows floor",
+    "(floor) our answer replayed": "same answer replayed",
+}
 
 
 def table(title: str, rows: dict[str, tuple[float, float]], base: float) -> None:
@@ -169,13 +187,19 @@ def main() -> None:
         generate_tree(root, args.n, seed=1)
         base = anyio.run(floor, args.calls)
         print(f"null server floor (SDK client): p50 {base[0]:.2f} ms, p99 {base[1]:.2f} ms")
+        replayed = anyio.run(replay_floor, root, args.calls)
+        print(
+            f"list_tasks 1000 answer made once, replayed (SDK client): p50 {replayed[0]:.2f} ms,"
+            f" p99 {replayed[1]:.2f} ms"
+        )
         for label, cwd in servers.items():
             table(f"SDK client, {label}", anyio.run(measure, root, args.calls, cwd), base[0])
         for label, cwd in servers.items():
             found = raw(root, args.calls, cwd)
             table(f"raw client, {label}", found, found["(floor) noop"][0])
-            rows = found["list_tasks 1000"][0] / found["(floor) 1000 plain rows"][0]
-            print(f"list_tasks 1000 / plain-rows floor: {rows:.2f}x")
+            ours = found["list_tasks 1000"][0]
+            for floor_name, words in FLOORS.items():
+                print(f"list_tasks 1000 / {words}: {ours / found[floor_name][0]:.2f}x")
 
 
 if __name__ == "__main__":

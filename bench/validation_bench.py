@@ -1,0 +1,157 @@
+"""What a validating client pays to check one `list_tasks` answer of 1,000 brief rows.
+
+    python -m bench.validation_bench [--n 10000] [--runs 15]
+
+The SDK's Python client checks every structured result against the tool's outputSchema
+with `jsonschema` (a validator compiled once per tool, then `iter_errors`); other clients
+use a compiled validator such as `fastjsonschema` (measured when it is installed). This
+prints the median cost of one check of the answer as published, beside the shapes it was
+chosen over, on two trees' worth of rows: the bench tree (nearly every task has a project
+and a parent) and the same rows with neither (a flat tree, as most imported trees are).
+
+- published: brief rows leave out `project`/`parent` when the task has none; the row
+  schema is `anyOf: [brief, full]`;
+- nulls written: `project`/`parent` always present, `null` when unset, each typed
+  `anyOf: [{type: string}, {type: null}]` (the shape before issue 14);
+- type lists: as "nulls written", spelled `type: [string, null]` (cheaper to check, but
+  the spelling clients that read only the OpenAPI subset drop);
+- brief rows only: the published shape with the row schema the brief one alone (full rows,
+  `fields="full"`, would then need another schema).
+Figures only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from jsonschema import exceptions
+from jsonschema.validators import validator_for
+from referencing import Registry
+
+from bench.generate import generate_tree
+from tasks_server.registry import discover
+from tasks_server.schemas import output_schema
+from tasks_server.toolset import open_toolset
+
+Schema = dict[str, Any]
+OPTIONAL = ("project", "parent")
+NULLABLE = {"anyOf": [{"type": "string"}, {"type": "null"}]}
+
+
+def median_ms(check: Callable[[], object], runs: int) -> float:
+    check()
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        check()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
+def jsonschema_check(schema: Schema, answer: Schema) -> Callable[[], object]:
+    """The SDK client's check: a validator made once, then the best error (None if valid)."""
+    cls = validator_for(schema)
+    cls.check_schema(schema)
+    validator = cls(schema, registry=Registry())
+    if (error := exceptions.best_match(validator.iter_errors(answer))) is not None:
+        raise SystemExit(f"the answer does not match its schema: {error.message}")
+    return lambda: exceptions.best_match(validator.iter_errors(answer))
+
+
+def compiled_check(schema: Schema, answer: Schema) -> Callable[[], object] | None:
+    try:
+        import fastjsonschema  # noqa: PLC0415 - optional, measured when installed
+    except ImportError:
+        return None
+    check = fastjsonschema.compile(schema)
+    return lambda: check(answer)
+
+
+def rows_schema(schema: Schema) -> list[Schema]:
+    """The brief and full row schemas inside the published `tasks` items."""
+    branches: list[Schema] = schema["properties"]["tasks"]["items"]["anyOf"]
+    return branches
+
+
+def nulls_written(schema: Schema, answer: Schema) -> tuple[Schema, Schema]:
+    schema, answer = copy.deepcopy(schema), copy.deepcopy(answer)
+    for row_schema in rows_schema(schema):
+        row_schema["properties"].update({key: dict(NULLABLE) for key in OPTIONAL})
+        row_schema["required"] = sorted({*row_schema["required"], *OPTIONAL})
+    for row in answer["tasks"]:
+        row.update({key: row.get(key) for key in OPTIONAL})
+    return schema, answer
+
+
+def type_lists(node: Any) -> Any:
+    if isinstance(node, list):
+        return [type_lists(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    first, *rest = node.get("anyOf") or [{}]
+    if node.keys() == {"anyOf"} and rest == [{"type": "null"}] and first.keys() == {"type"}:
+        return {"type": [first["type"], "null"]}
+    return {key: type_lists(value) for key, value in node.items()}
+
+
+def brief_only(schema: Schema) -> Schema:
+    schema = copy.deepcopy(schema)
+    schema["properties"]["tasks"]["items"] = rows_schema(schema)[0]
+    return schema
+
+
+def flat(answer: Schema) -> Schema:
+    answer = copy.deepcopy(answer)
+    for row in answer["tasks"]:
+        for key in OPTIONAL:
+            row.pop(key, None)
+    return answer
+
+
+def shapes(schema: Schema, answer: Schema) -> dict[str, tuple[Schema, Schema]]:
+    written = nulls_written(schema, answer)
+    return {
+        "published": (schema, answer),
+        "nulls written": written,
+        "type lists": (type_lists(written[0]), written[1]),
+        "brief rows only": (brief_only(schema), answer),
+    }
+
+
+def report(schema: Schema, answers: dict[str, Schema], runs: int) -> None:
+    print(f"{'shape':<18}{'rows':<28}{'jsonschema ms':>15}{'compiled ms':>13}{'bytes':>9}")
+    for tree, answer in answers.items():
+        for shape, (shape_schema, shape_answer) in shapes(schema, answer).items():
+            slow = median_ms(jsonschema_check(shape_schema, shape_answer), runs)
+            compiled = compiled_check(shape_schema, shape_answer)
+            fast = f"{median_ms(compiled, runs):13.2f}" if compiled else f"{'n/a':>13}"
+            size = len(json.dumps(shape_answer, separators=(",", ":")))
+            print(f"{shape:<18}{tree:<28}{slow:15.2f}{fast}{size:9d}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    spec = next(spec for spec in discover() if spec.name == "list_tasks")
+    schema = output_schema(spec.output_model)
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "tree"
+        generate_tree(root, args.n, seed=1)
+        answer = open_toolset(root, watch=False).run("list_tasks", {"limit": 1000}).data
+    answer = json.loads(json.dumps(answer))  # as a client holds it: parsed JSON
+    answers = {"bench tree (project, parent)": answer, "flat (neither)": flat(answer)}
+    report(schema, answers, args.runs)
+
+
+if __name__ == "__main__":
+    main()
