@@ -4,25 +4,27 @@
 none (a nullable field costs a validating client an `anyOf` on every row), built straight
 from the loaded tasks and kept per task record (`BriefCache`).
 `TaskView` is a task in full; it also serves a single task asked for in brief, leaving the
-full-only fields out. A list row is a `TaskRow`: the schema a client checks each row against
-is the brief one for brief rows and the full one for full rows.
+full-only fields out. A list row is a `TaskRow`, a brief or a full view, checked by clients
+against the full view's schema (a brief row is a full row holding the brief fields).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetJsonSchemaHandler,
     SerializerFunctionWrapHandler,
     TypeAdapter,
     model_serializer,
 )
-from pydantic.json_schema import SkipJsonSchema
+from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
+from pydantic_core import CoreSchema
 
 from graph.facts import TaskFacts
 from storage.model import Task
@@ -112,7 +114,20 @@ class TaskView(TaskBrief):
         return {key: value for key, value in data.items() if key in keep}
 
 
-TaskRow = TaskBrief | TaskView
+class _RowSchema:
+    """A list row is checked against the full view's schema alone. A brief row is a full
+    row holding only the brief fields, so `anyOf: [brief, full]` accepted exactly the rows
+    the full schema accepts, and cost a validating client one more check on every row (on
+    a full row, a failed brief branch first): 1,000 rows, jsonschema, 30.7 -> 29.4 ms brief
+    and 251 -> 212 ms full (`python -m bench.validation_bench`)."""
+
+    def __get_pydantic_json_schema__(
+        self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return handler(TaskView.__pydantic_core_schema__)
+
+
+TaskRow = Annotated[TaskBrief | TaskView, _RowSchema()]
 """A row of a task list: brief by default, in full when `fields='full'` is asked for."""
 
 

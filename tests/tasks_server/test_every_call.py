@@ -212,21 +212,21 @@ async def test_server_info_names_the_package_version(example_root: Path) -> None
     assert info is not None and info.version == version("tasks-server") != ""
 
 
-def test_a_list_row_schema_is_the_brief_one_for_brief_rows_and_the_full_one_for_full_rows(
+def test_a_list_row_is_checked_against_the_full_view_schema_which_takes_brief_rows_too(
     example_root: Path,
 ) -> None:
     toolset = open_toolset(example_root, watch=False)
     toolset.context.close()
     schema = output_schema(toolset.specs["list_tasks"].output_model)
-    brief, full = schema["properties"]["tasks"]["items"]["anyOf"]
-    assert set(brief["properties"]) == BRIEF_FIELDS
-    assert set(brief["required"]) == BRIEF_FIELDS - {"project", "parent"}
-    assert {"body", "depends_on", "is_ready"} <= set(full["properties"])
-    assert brief["additionalProperties"] is False and full["additionalProperties"] is False
-    validator = Draft202012Validator(brief)
+    row = schema["properties"]["tasks"]["items"]
+    assert "anyOf" not in row and row["additionalProperties"] is False
+    assert set(row["required"]) == BRIEF_FIELDS - {"project", "parent"}
+    assert {"body", "depends_on", "is_ready"} | BRIEF_FIELDS <= set(row["properties"])
+    validator = Draft202012Validator(row)
     assert validator.is_valid(BRIEF_ROW)
-    assert validator.is_valid({**BRIEF_ROW, "project": "p", "parent": "a0"})
-    assert not validator.is_valid({**BRIEF_ROW, "body": "x"})
+    assert validator.is_valid({**BRIEF_ROW, "project": "p", "parent": "a0", "body": "x"})
+    assert not validator.is_valid({**BRIEF_ROW, "bodyy": "x"})
+    assert not validator.is_valid({key: value for key, value in BRIEF_ROW.items() if key != "id"})
 
 
 def test_a_row_leaves_out_project_and_parent_when_the_task_has_none(
