@@ -27,8 +27,7 @@ def rebuild_index(ctx: ServerContext, args: RebuildIndexInput) -> RebuildIndexOu
     """Re-read every file and rebuild the index. Never needed in normal operation."""
     started = time.perf_counter()
     ctx.live.rebuild()
-    with ctx.live.snapshot():
-        tasks, problems = len(ctx.index), len(ctx.live.table.problems())
+    tasks, problems = len(ctx.index), len(ctx.live.table.problems())
     return RebuildIndexOutput(
         tasks=tasks,
         problems=problems,

@@ -48,8 +48,7 @@ class GetGraphMetricsOutput(Envelope, GraphMetrics):
 def get_graph_metrics(ctx: ServerContext, args: GetGraphMetricsInput) -> GetGraphMetricsOutput:
     """Raw graph metrics: counts by status and type, roots, leaves, orphans, depths,
     dependency degrees, readiness counts. You judge what is healthy."""
-    with ctx.live.snapshot():
-        found = metrics.graph_metrics(ctx.index, args.scope, args.scope_id, top=args.top)
+    found = metrics.graph_metrics(ctx.index, args.scope, args.scope_id, top=args.top)
     ready = found.readiness_stats.ready_count
     return GetGraphMetricsOutput(
         **found.model_dump(),
@@ -84,15 +83,12 @@ def get_task_scoring_factors(
 ) -> GetTaskScoringFactorsOutput:
     """Per task: ages, degrees, depth, body length, acceptance criteria. You compute value."""
     query = ("scoring", args.ready_only, args.include_done, args.project)
-    with ctx.live.snapshot():
-        index = ctx.index
-        ids = topology.scoring_ids(
-            index, ready_only=args.ready_only, include_done=args.include_done
-        )
-        if args.project is not None:
-            ids = [i for i in ids if index.require(i).project == args.project]
-        page = ctx.cut(ids, limit=args.limit, cursor=args.cursor, query=query)
-        rows = [topology.task_factors(index, index.require(i), ctx.clock()) for i in page.items]
+    index = ctx.index
+    ids = topology.scoring_ids(index, ready_only=args.ready_only, include_done=args.include_done)
+    if args.project is not None:
+        ids = [i for i in ids if index.require(i).project == args.project]
+    page = ctx.cut(ids, limit=args.limit, cursor=args.cursor, query=query)
+    rows = [topology.task_factors(index, index.require(i), ctx.clock()) for i in page.items]
     return GetTaskScoringFactorsOutput.of(
         rows,
         page,
@@ -126,11 +122,10 @@ def get_tasks_with_topology(
     """Tasks with depth, child count, blocking counts, leaf flag, ready_days. Pass your own
     thresholds (min_depth, min_blocking_count)."""
     filters = args.model_dump(exclude={"limit", "cursor"})
-    with ctx.live.snapshot():
-        index = ctx.index
-        ids = topology.topology_ids(index, **filters)
-        page = ctx.cut(ids, limit=args.limit, cursor=args.cursor, query=("topology", filters))
-        rows = [topology.topology_row(index, index.require(i), ctx.clock()) for i in page.items]
+    index = ctx.index
+    ids = topology.topology_ids(index, **filters)
+    page = ctx.cut(ids, limit=args.limit, cursor=args.cursor, query=("topology", filters))
+    rows = [topology.topology_row(index, index.require(i), ctx.clock()) for i in page.items]
     return GetTasksWithTopologyOutput.of(
         rows,
         page,
@@ -199,25 +194,24 @@ def get_review_snapshot(
 ) -> GetReviewSnapshotOutput:
     """Everything for a periodic review: metrics, signals, changes since N days (paged),
     staleness, 7-day velocity. You write the report."""
-    with ctx.live.snapshot():
-        found = review.review_snapshot(ctx.index, since_days=args.since_days, now=ctx.clock())
-        window = ctx.window(limit=args.limit, cursor=args.cursor, query=("review", args.since_days))
-        changes, next_cursor = _changes_page(ctx, found.changes_since, window)
-        more = "Call get_review_snapshot with cursor=next_cursor for the rest of changes_since"
-        result = GetReviewSnapshotOutput(
-            timestamp=found.timestamp,
-            metrics=found.metrics,
-            signals=signals_page(ctx, found.signals, offset=0, limit=args.limit)[0],
-            changes_since=changes,
-            staleness=found.staleness,
-            velocity=found.velocity,
-            next_cursor=next_cursor,
-            guidance=guide(
-                "review_ready",
-                more if next_cursor else "Write the review; call get_blocked_tasks for detail",
-                ["get_blocked_tasks", "get_structural_signals", "get_ready_tasks"],
-            ),
-        )
+    found = review.review_snapshot(ctx.index, since_days=args.since_days, now=ctx.clock())
+    window = ctx.window(limit=args.limit, cursor=args.cursor, query=("review", args.since_days))
+    changes, next_cursor = _changes_page(ctx, found.changes_since, window)
+    more = "Call get_review_snapshot with cursor=next_cursor for the rest of changes_since"
+    result = GetReviewSnapshotOutput(
+        timestamp=found.timestamp,
+        metrics=found.metrics,
+        signals=signals_page(ctx, found.signals, offset=0, limit=args.limit)[0],
+        changes_since=changes,
+        staleness=found.staleness,
+        velocity=found.velocity,
+        next_cursor=next_cursor,
+        guidance=guide(
+            "review_ready",
+            more if next_cursor else "Write the review; call get_blocked_tasks for detail",
+            ["get_blocked_tasks", "get_structural_signals", "get_ready_tasks"],
+        ),
+    )
     return result
 
 
@@ -253,28 +247,25 @@ class GetIndexStatsOutput(Envelope):
 def get_index_stats(ctx: ServerContext, args: GetIndexStatsInput) -> GetIndexStatsOutput:
     """Index counts, the root, load problems, index age and the cost of the last refresh."""
     live = ctx.live
-    with live.snapshot():
-        table = live.table
-        problems = [
-            LoadProblem(path=p.path, kind=p.kind, message=p.message) for p in table.problems()
-        ]
-        result = GetIndexStatsOutput(
-            root=str(live.root),
-            tasks=len(live.index),
-            files=len(table),
-            not_tasks=len(table.not_tasks()),
-            problems=problems,
-            generation=live.generation,
-            load_seconds=round(live.load_seconds, 4),
-            index_age_seconds=round(time.time() - live.loaded_at, 1),
-            last_refresh_files=live.last_refresh.files_read,
-            last_refresh_seconds=round(live.last_refresh.seconds, 6),
-            watching=live.watching,
-            guidance=guide(
-                "index_has_problems" if problems else "index_clean",
-                "Call get_structural_signals to see them" if problems else "Call get_graph_metrics",
-                ["get_structural_signals", "get_graph_metrics"],
-                warnings=[f"{len(problems)} file(s) could not be loaded"] if problems else None,
-            ),
-        )
+    table = live.table
+    problems = [LoadProblem(path=p.path, kind=p.kind, message=p.message) for p in table.problems()]
+    result = GetIndexStatsOutput(
+        root=str(live.root),
+        tasks=len(live.index),
+        files=len(table),
+        not_tasks=len(table.not_tasks()),
+        problems=problems,
+        generation=live.generation,
+        load_seconds=round(live.load_seconds, 4),
+        index_age_seconds=round(time.time() - live.loaded_at, 1),
+        last_refresh_files=live.last_refresh.files_read,
+        last_refresh_seconds=round(live.last_refresh.seconds, 6),
+        watching=live.watching,
+        guidance=guide(
+            "index_has_problems" if problems else "index_clean",
+            "Call get_structural_signals to see them" if problems else "Call get_graph_metrics",
+            ["get_structural_signals", "get_graph_metrics"],
+            warnings=[f"{len(problems)} file(s) could not be loaded"] if problems else None,
+        ),
+    )
     return result

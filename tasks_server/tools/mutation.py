@@ -118,19 +118,18 @@ def _new_task(args: CreateTaskInput, task_id: str, now: datetime) -> Task:
 @tool("mutation", destructive=False)
 def create_task(ctx: ServerContext, args: CreateTaskInput) -> CreateTaskOutput:
     """Write a new task file (<project>/tasks/<id>-<slug>.md, or inbox/)."""
-    with ctx.live.snapshot():
-        repo = ctx.live.repository
-        task_id = args.id or repo.new_id(args.project, ctx.index.__contains__)
-        if task_id in ctx.index:
-            raise ToolFailure("ALREADY_EXISTS", f"a task with id {task_id!r} exists")
-        check_refs(ctx, args.parent, args.depends_on)
-        raise_if_cycle(ctx, task_id, args.parent, args.depends_on)
-        task = _new_task(args, task_id, ctx.clock())
-        check_new_file(ctx, task)
-        probe = ReadinessProbe.take(ctx.index, [task_id])
-        ctx.live.record([repo.create(task)])
-        changes = probe.changes(ctx.index)
-        view = written_view(ctx, task_id)
+    repo = ctx.live.repository
+    task_id = args.id or repo.new_id(args.project, ctx.index.__contains__)
+    if task_id in ctx.index:
+        raise ToolFailure("ALREADY_EXISTS", f"a task with id {task_id!r} exists")
+    check_refs(ctx, args.parent, args.depends_on)
+    raise_if_cycle(ctx, task_id, args.parent, args.depends_on)
+    task = _new_task(args, task_id, ctx.clock())
+    check_new_file(ctx, task)
+    probe = ReadinessProbe.take(ctx.index, [task_id])
+    ctx.live.record([repo.create(task)])
+    changes = probe.changes(ctx.index)
+    view = written_view(ctx, task_id)
     return CreateTaskOutput(
         task=view,
         unblocked=changes.became_ready,
@@ -177,21 +176,20 @@ def _update_changes(args: UpdateTaskInput, now: datetime) -> dict[str, object]:
 def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
     """Change fields of a task in place; only the changed lines of the file are rewritten."""
     changes = _update_changes(args, ctx.clock())
-    with ctx.live.snapshot():
-        task = ctx.index.require(args.task_id)
-        parent = changes.get("parent") if "parent" in changes else None
-        deps = args.depends_on
-        check_refs(ctx, parent if isinstance(parent, str) else None, deps)
-        raise_if_cycle(ctx, task.id, parent if isinstance(parent, str) else None, deps)
-        size = projected_size(ctx, task, changes, task.body if args.body is None else args.body)
-        check_fits(ctx, size, f"the file of {shown(task.id)}")
-        probe = ReadinessProbe.take(ctx.index, [task.id])
-        result = ctx.live.repository.update(
-            task.path, changes, expected_modified=args.expected_modified, body=args.body
-        )
-        ctx.live.record([result])
-        found = probe.changes(ctx.index)
-        view = written_view(ctx, task.id)
+    task = ctx.index.require(args.task_id)
+    parent = changes.get("parent") if "parent" in changes else None
+    deps = args.depends_on
+    check_refs(ctx, parent if isinstance(parent, str) else None, deps)
+    raise_if_cycle(ctx, task.id, parent if isinstance(parent, str) else None, deps)
+    size = projected_size(ctx, task, changes, task.body if args.body is None else args.body)
+    check_fits(ctx, size, f"the file of {shown(task.id)}")
+    probe = ReadinessProbe.take(ctx.index, [task.id])
+    result = ctx.live.repository.update(
+        task.path, changes, expected_modified=args.expected_modified, body=args.body
+    )
+    ctx.live.record([result])
+    found = probe.changes(ctx.index)
+    view = written_view(ctx, task.id)
     return UpdateTaskOutput(
         task=view,
         unblocked=found.became_ready,
@@ -238,14 +236,11 @@ def _complete(ctx: ServerContext, tasks: list[Task]) -> ReadinessChanges:
 @tool("mutation", destructive=False, idempotent=True)
 def complete_task(ctx: ServerContext, args: CompleteTaskInput) -> CompleteTaskOutput:
     """Mark a task done (refused while its body has open '- [ ]' items, unless force)."""
-    with ctx.live.snapshot():
-        task = ctx.index.require(args.task_id)
-        _check_completable(task, args.force)
-        found = _complete(ctx, [task])
-        view = written_view(ctx, task.id)
-        open_children = [
-            c for c in ctx.index.children(task.id) if not ctx.index.require(c).is_terminal
-        ]
+    task = ctx.index.require(args.task_id)
+    _check_completable(task, args.force)
+    found = _complete(ctx, [task])
+    view = written_view(ctx, task.id)
+    open_children = [c for c in ctx.index.children(task.id) if not ctx.index.require(c).is_terminal]
     warnings = [f"{len(open_children)} child task(s) are still open"] if open_children else None
     unblocked = found.became_ready
     return CompleteTaskOutput(
@@ -276,11 +271,10 @@ class CompleteTasksOutput(ReadinessReport):
 @tool("mutation", destructive=False, idempotent=True)
 def complete_tasks(ctx: ServerContext, args: CompleteTasksInput) -> CompleteTasksOutput:
     """Mark several tasks done, all or none (every id is checked before any file changes)."""
-    with ctx.live.snapshot():
-        tasks = [ctx.index.require(i) for i in dict.fromkeys(args.task_ids)]
-        for task in tasks:
-            _check_completable(task, args.force)
-        found = _complete(ctx, tasks)
+    tasks = [ctx.index.require(i) for i in dict.fromkeys(args.task_ids)]
+    for task in tasks:
+        _check_completable(task, args.force)
+    found = _complete(ctx, tasks)
     return CompleteTasksOutput(
         completed=[t.id for t in tasks],
         unblocked=found.became_ready,
@@ -369,13 +363,12 @@ def _children_tasks(ctx: ServerContext, parent: Task, specs: list[ChildSpec]) ->
 @tool("mutation", destructive=False)
 def decompose_task(ctx: ServerContext, args: DecomposeTaskInput) -> DecomposeTaskOutput:
     """Write children under a task, all or none; a child may depend on an earlier sibling."""
-    with ctx.live.snapshot():
-        parent = ctx.index.require(args.task_id)
-        tasks = _children_tasks(ctx, parent, args.children)
-        probe = ReadinessProbe.take(ctx.index, [t.id for t in tasks])
-        ctx.live.record(ctx.live.repository.write_batch(tasks))
-        found = probe.changes(ctx.index)
-        views = ctx.briefs(t.id for t in tasks)
+    parent = ctx.index.require(args.task_id)
+    tasks = _children_tasks(ctx, parent, args.children)
+    probe = ReadinessProbe.take(ctx.index, [t.id for t in tasks])
+    ctx.live.record(ctx.live.repository.write_batch(tasks))
+    found = probe.changes(ctx.index)
+    views = ctx.briefs(t.id for t in tasks)
     return DecomposeTaskOutput(
         parent_id=parent.id,
         children=views,
@@ -406,20 +399,19 @@ class ReorderChildrenOutput(Envelope):
 @tool("mutation", destructive=False, idempotent=True)
 def reorder_children(ctx: ServerContext, args: ReorderChildrenInput) -> ReorderChildrenOutput:
     """Set the sibling order of a task's children (listed first, the rest keep their order)."""
-    with ctx.live.snapshot():
-        ctx.index.require(args.parent_id)
-        current = ctx.index.children(args.parent_id)
-        unknown = [i for i in args.order if i not in current]
-        if unknown:
-            listed = ", ".join(shown(i) for i in unknown[:5])
-            raise ToolFailure(
-                "INVALID_ARGUMENT",
-                f"{len(unknown)} id(s) are not children of {shown(args.parent_id)}: {listed}",
-            )
-        ordered = list(dict.fromkeys(args.order)) + [c for c in current if c not in args.order]
-        updates = [(ctx.index.require(c).path, {"order": n}) for n, c in enumerate(ordered)]
-        ctx.live.record(ctx.live.repository.write_batch([], updates))
-        children = ctx.index.children(args.parent_id)
+    ctx.index.require(args.parent_id)
+    current = ctx.index.children(args.parent_id)
+    unknown = [i for i in args.order if i not in current]
+    if unknown:
+        listed = ", ".join(shown(i) for i in unknown[:5])
+        raise ToolFailure(
+            "INVALID_ARGUMENT",
+            f"{len(unknown)} id(s) are not children of {shown(args.parent_id)}: {listed}",
+        )
+    ordered = list(dict.fromkeys(args.order)) + [c for c in current if c not in args.order]
+    updates = [(ctx.index.require(c).path, {"order": n}) for n, c in enumerate(ordered)]
+    ctx.live.record(ctx.live.repository.write_batch([], updates))
+    children = ctx.index.children(args.parent_id)
     return ReorderChildrenOutput(
         parent_id=args.parent_id,
         children=children,
@@ -440,13 +432,12 @@ class DeleteTaskOutput(ReadinessReport):
 @tool("mutation", destructive=True, idempotent=False)
 def delete_task(ctx: ServerContext, args: DeleteTaskInput) -> DeleteTaskOutput:
     """Move a task's file to <root>/.trash/ (never lost); references to it become dangling."""
-    with ctx.live.snapshot():
-        task = ctx.index.require(args.task_id)
-        referrers = sorted(set(ctx.index.dependents(task.id)) | set(ctx.index.children(task.id)))
-        probe = ReadinessProbe.take(ctx.index, [task.id])
-        trash = ctx.live.repository.delete(task.path)
-        ctx.live.record([], removed_paths=[task.path])
-        found = probe.changes(ctx.index)
+    task = ctx.index.require(args.task_id)
+    referrers = sorted(set(ctx.index.dependents(task.id)) | set(ctx.index.children(task.id)))
+    probe = ReadinessProbe.take(ctx.index, [task.id])
+    trash = ctx.live.repository.delete(task.path)
+    ctx.live.record([], removed_paths=[task.path])
+    found = probe.changes(ctx.index)
     return DeleteTaskOutput(
         task_id=task.id,
         trash_path=trash,

@@ -64,27 +64,24 @@ def get_decomposition_context(
 ) -> GetDecompositionContextOutput:
     """What you need to split a task: it, its children, parent and siblings, project peers.
     Lists are paged as one sequence, in field order: follow next_cursor until null."""
-    with ctx.live.snapshot():
-        window = ctx.window(
-            limit=args.limit, cursor=args.cursor, query=("decomposition", args.task_id)
-        )
-        found = neighborhood.decomposition_context(
-            ctx.index, args.task_id, offset=window.offset, limit=window.limit
-        )
-        next_cursor = window.next_cursor(found.total)
-        return ctx.expand(
-            GetDecompositionContextOutput,
-            found,
-            task=ctx.view(ctx.index.require(args.task_id), "full"),
-            next_cursor=next_cursor,
-            guidance=_guidance(
-                "get_decomposition_context",
-                "decomposition_context",
-                next_cursor,
-                f"Propose children, then call decompose_task on {args.task_id}",
-                ["decompose_task", "get_task_neighborhood"],
-            ),
-        )
+    window = ctx.window(limit=args.limit, cursor=args.cursor, query=("decomposition", args.task_id))
+    found = neighborhood.decomposition_context(
+        ctx.index, args.task_id, offset=window.offset, limit=window.limit
+    )
+    next_cursor = window.next_cursor(found.total)
+    return ctx.expand(
+        GetDecompositionContextOutput,
+        found,
+        task=ctx.view(ctx.index.require(args.task_id), "full"),
+        next_cursor=next_cursor,
+        guidance=_guidance(
+            "get_decomposition_context",
+            "decomposition_context",
+            next_cursor,
+            f"Propose children, then call decompose_task on {args.task_id}",
+            ["decompose_task", "get_task_neighborhood"],
+        ),
+    )
 
 
 class Relationships(BaseModel):
@@ -126,24 +123,21 @@ def get_task_neighborhood(ctx: ServerContext, args: TaskIdInput) -> GetTaskNeigh
     """A task with its parent, children, dependencies, dependents, project peers and the
     orphan tasks. Lists are paged as one sequence, in field order: follow next_cursor until
     null. You decide which relationships to add."""
-    with ctx.live.snapshot():
-        window = ctx.window(
-            limit=args.limit, cursor=args.cursor, query=("neighborhood", args.task_id)
-        )
-        found = neighborhood.neighborhood(
-            ctx.index, args.task_id, offset=window.offset, limit=window.limit
-        )
-        next_cursor = window.next_cursor(found.total)
-        return ctx.expand(
-            GetTaskNeighborhoodOutput,
-            found,
-            task=ctx.view(ctx.index.require(args.task_id), "full"),
-            next_cursor=next_cursor,
-            guidance=_guidance(
-                "get_task_neighborhood",
-                "neighborhood_shown",
-                next_cursor,
-                "Read the lists; link tasks with update_task",
-                ["update_task", "get_decomposition_context"],
-            ),
-        )
+    window = ctx.window(limit=args.limit, cursor=args.cursor, query=("neighborhood", args.task_id))
+    found = neighborhood.neighborhood(
+        ctx.index, args.task_id, offset=window.offset, limit=window.limit
+    )
+    next_cursor = window.next_cursor(found.total)
+    return ctx.expand(
+        GetTaskNeighborhoodOutput,
+        found,
+        task=ctx.view(ctx.index.require(args.task_id), "full"),
+        next_cursor=next_cursor,
+        guidance=_guidance(
+            "get_task_neighborhood",
+            "neighborhood_shown",
+            next_cursor,
+            "Read the lists; link tasks with update_task",
+            ["update_task", "get_decomposition_context"],
+        ),
+    )

@@ -30,10 +30,9 @@ class GetTaskOutput(Envelope):
 @tool("query", read_only=True, idempotent=True)
 def get_task(ctx: ServerContext, args: GetTaskInput) -> GetTaskOutput:
     """One task by id, with its body, computed facts and file_modified (for update_task)."""
-    with ctx.live.snapshot():
-        task = ctx.index.require(args.task_id)
-        facts = ctx.index.facts(task.id)
-        view = ctx.view(task, args.fields)
+    task = ctx.index.require(args.task_id)
+    facts = ctx.index.facts(task.id)
+    view = ctx.view(task, args.fields)
     state = "ready" if facts.is_ready else "blocked" if facts.is_blocked else task.status
     nxt = "update_task" if not task.is_terminal else "get_task_neighborhood"
     return GetTaskOutput(
@@ -65,9 +64,8 @@ class ListTasksOutput(TaskPage):
 def list_tasks(ctx: ServerContext, args: ListTasksInput) -> ListTasksOutput:
     """Tasks matching every given filter, ordered by priority, order, id."""
     filters = args.model_dump(exclude={"limit", "cursor", "fields", "max_body_chars"})
-    with ctx.live.snapshot():
-        ids = query.list_tasks(ctx.index, **filters)
-        views, page = ctx.page(ids, args, ("list_tasks", filters))
+    ids = query.list_tasks(ctx.index, **filters)
+    views, page = ctx.page(ids, args, ("list_tasks", filters))
     return ListTasksOutput.of(
         views,
         page,
@@ -90,9 +88,8 @@ class SearchTasksOutput(TaskPage):
 @tool("query", read_only=True, idempotent=True)
 def search_tasks(ctx: ServerContext, args: SearchTasksInput) -> SearchTasksOutput:
     """Tasks whose title or body contains the text (case-insensitive), ordered by id."""
-    with ctx.live.snapshot():
-        ids = query.search_tasks(ctx.index, args.query)
-        views, page = ctx.page(ids, args, ("search_tasks", args.query))
+    ids = query.search_tasks(ctx.index, args.query)
+    views, page = ctx.page(ids, args, ("search_tasks", args.query))
     return SearchTasksOutput.of(
         views,
         page,
@@ -115,10 +112,9 @@ class GetChildrenOutput(TaskPage):
 @tool("query", read_only=True, idempotent=True)
 def get_children(ctx: ServerContext, args: TaskIdPagedInput) -> GetChildrenOutput:
     """A task's direct children, in sibling order."""
-    with ctx.live.snapshot():
-        ctx.index.require(args.task_id)
-        ids = ctx.index.children(args.task_id)
-        views, page = ctx.page(ids, args, ("get_children", args.task_id))
+    ctx.index.require(args.task_id)
+    ids = ctx.index.children(args.task_id)
+    views, page = ctx.page(ids, args, ("get_children", args.task_id))
     return GetChildrenOutput.of(
         views,
         page,
@@ -147,14 +143,13 @@ class GetDependenciesOutput(Envelope):
 @tool("query", read_only=True, idempotent=True)
 def get_dependencies(ctx: ServerContext, args: GetDependenciesInput) -> GetDependenciesOutput:
     """A task's hard dependencies (dangling ids listed, not dropped) and soft links."""
-    with ctx.live.snapshot():
-        index = ctx.index
-        index.require(args.task_id)
-        deps = index.dependencies(args.task_id)
-        present = [d for d in deps if d in index]
-        facts = index.facts(args.task_id)
-        views = ctx.views(present, args.fields)
-        soft = index.soft_dependencies(args.task_id)
+    index = ctx.index
+    index.require(args.task_id)
+    deps = index.dependencies(args.task_id)
+    present = [d for d in deps if d in index]
+    facts = index.facts(args.task_id)
+    views = ctx.views(present, args.fields)
+    soft = index.soft_dependencies(args.task_id)
     unmet = facts.reasons.unmet_dependencies
     return GetDependenciesOutput(
         task_id=args.task_id,
@@ -190,14 +185,13 @@ class GetTaskTreeOutput(Envelope):
 def get_task_tree(ctx: ServerContext, args: GetTaskTreeInput) -> GetTaskTreeOutput:
     """A subtree (task_id) or a whole project (project) as a tree; cycle-safe."""
     excluded = tuple(normalise_status(s) for s in args.exclude_status)
-    with ctx.live.snapshot():
-        nodes = query.tree(
-            ctx.index,
-            root_id=args.task_id,
-            project=args.project,
-            max_depth=args.max_depth,
-            exclude_status=excluded,
-        )
+    nodes = query.tree(
+        ctx.index,
+        root_id=args.task_id,
+        project=args.project,
+        max_depth=args.max_depth,
+        exclude_status=excluded,
+    )
     count = _count(nodes)
     text = query.render_ascii(nodes) if args.format == "ascii" else None
     return GetTaskTreeOutput(
@@ -230,9 +224,8 @@ class GetReadyTasksOutput(TaskPage):
 @tool("query", read_only=True, idempotent=True)
 def get_ready_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetReadyTasksOutput:
     """Tasks ready to start: status active, nothing blocking, no open children."""
-    with ctx.live.snapshot():
-        ids = readiness.ready_tasks(ctx.index, project=args.project)
-        views, page = ctx.page(ids, args, ("ready", args.project))
+    ids = readiness.ready_tasks(ctx.index, project=args.project)
+    views, page = ctx.page(ids, args, ("ready", args.project))
     return GetReadyTasksOutput.of(
         views,
         page,
@@ -262,12 +255,9 @@ class GetBlockedTasksOutput(PageInfo):
 @tool("query", read_only=True, idempotent=True)
 def get_blocked_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetBlockedTasksOutput:
     """Blocked tasks, each with why: unmet, dangling, cycle, blocked ancestor, status."""
-    with ctx.live.snapshot():
-        ids = readiness.blocked_ids(ctx.index, project=args.project)
-        views, page = ctx.page(ids, args, ("blocked", args.project))
-        items = [
-            BlockedTask(task=view, **ctx.index.reasons(view.id).model_dump()) for view in views
-        ]
+    ids = readiness.blocked_ids(ctx.index, project=args.project)
+    views, page = ctx.page(ids, args, ("blocked", args.project))
+    items = [BlockedTask(task=view, **ctx.index.reasons(view.id).model_dump()) for view in views]
     return GetBlockedTasksOutput.of(
         items,
         page,
@@ -288,9 +278,8 @@ class GetReviewTasksOutput(TaskPage):
 @tool("query", read_only=True, idempotent=True)
 def get_review_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetReviewTasksOutput:
     """Tasks with status review."""
-    with ctx.live.snapshot():
-        ids = readiness.review_tasks(ctx.index, project=args.project)
-        views, page = ctx.page(ids, args, ("review", args.project))
+    ids = readiness.review_tasks(ctx.index, project=args.project)
+    views, page = ctx.page(ids, args, ("review", args.project))
     return GetReviewTasksOutput.of(
         views,
         page,

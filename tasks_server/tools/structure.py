@@ -96,10 +96,9 @@ def get_structural_signals(
     """Raw lists: parent and dependency cycles, dangling references by field, duplicate ids,
     unparseable files, self-references, done tasks with open children, open tasks under
     done parents. Paged as one sequence in that order; totals counts every list."""
-    with ctx.live.snapshot():
-        window = ctx.window(limit=args.limit, cursor=args.cursor, query=("signals",))
-        found = signals.structural_signals(ctx.index)
-        page, total = signals_page(ctx, found, offset=window.offset, limit=window.limit)
+    window = ctx.window(limit=args.limit, cursor=args.cursor, query=("signals",))
+    found = signals.structural_signals(ctx.index)
+    page, total = signals_page(ctx, found, offset=window.offset, limit=window.limit)
     next_cursor = window.next_cursor(total)
     more = "Call get_structural_signals with cursor=next_cursor for the rest"
     fix = "Fix what you judge worth fixing with update_task"
