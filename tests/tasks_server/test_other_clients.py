@@ -1,0 +1,70 @@
+"""A Python client we did not write: fastmcp's, over stdio to a real server process.
+
+fastmcp turns each tool's published outputSchema into Python types of its own and parses
+every structured result into them (`result.data`), a path independent of jsonschema; its
+errors come back as `ToolError`. Every tool of the default session is called with the same
+valid arguments the SDK-client meta-test uses.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+from fastmcp.exceptions import ToolError
+
+from tasks_server.toolset import open_toolset
+from tests.tasks_server.test_every_call import ARGUMENTS, walk_order
+
+pytestmark = pytest.mark.anyio
+
+
+def stdio(root: Path) -> StdioTransport:
+    return StdioTransport(sys.executable, ["-m", "tasks_server", "serve", "--root", str(root)])
+
+
+async def test_fastmcp_reads_every_tools_result_into_the_types_its_schema_describes(
+    example_root: Path,
+) -> None:
+    async with Client(stdio(example_root)) as client:
+        names = [tool.name for tool in await client.list_tools()]
+        for name in walk_order(names):
+            arguments: dict[str, Any] = dict(ARGUMENTS.get(name, {}))
+            if name == "reorder_children":
+                children = await client.call_tool("get_children", {"task_id": "wx-84e61ceb"})
+                arguments["order"] = [t["id"] for t in children.structured_content["tasks"]]
+            result = await client.call_tool(name, arguments)
+            data = result.structured_content
+            assert not result.is_error and data is not None and data["success"] is True, name
+            assert json.loads(result.content[0].text) == data, name  # type: ignore[union-attr]
+            assert result.data is not None and result.data.success is True, name
+    toolset = open_toolset(example_root, watch=False)
+    toolset.context.close()
+    assert sorted(names) == sorted(toolset.names)
+
+
+async def test_fastmcp_rows_carry_the_fields_the_tree_has(example_root: Path) -> None:
+    async with Client(stdio(example_root)) as client:
+        result = await client.call_tool("list_tasks", {"limit": 100})
+    rows = result.structured_content["tasks"]  # type: ignore[index]
+    assert [row.id for row in result.data.tasks] == [row["id"] for row in rows]
+    assert [row.parent for row in result.data.tasks] == [row.get("parent") for row in rows]
+    assert any(row.parent is None for row in result.data.tasks)
+
+
+async def test_fastmcp_raises_the_error_code_and_the_unraised_result_carries_it(
+    example_root: Path,
+) -> None:
+    async with Client(stdio(example_root)) as client:
+        with pytest.raises(ToolError, match="TASK_NOT_FOUND"):
+            await client.call_tool("get_task", {"task_id": "nope"})
+        result = await client.call_tool("get_task", {"task_id": "nope"}, raise_on_error=False)
+    assert result.is_error and result.structured_content is None
+    error = json.loads(result.content[0].text)  # type: ignore[union-attr]
+    assert error["error"]["code"] == "TASK_NOT_FOUND"
+    assert error["guidance"]["available_actions"]
