@@ -17,13 +17,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from storage.files import atomic_write, locked, make_folders, server_folder
+from storage.errors import ParseError, UnsafeFolder
+from storage.files import (
+    atomic_write,
+    is_server_folder_safe,
+    locked,
+    make_folders,
+    read_regular,
+    server_folder,
+)
 from tasks_server.bots.state import Completion, WorkflowState
 
 __all__ = ["STATE_FILE", "Loaded", "StateFile", "parse_state", "state_path", "to_json"]
 
 STATE_FILE = "workflow_state.json"
 CORRUPT_SUFFIX = ".corrupt"
+STATE_LIMIT = 16 << 20
+"""A state file past this many bytes is refused, not read (a bot's state is a few KB)."""
 
 
 def state_path(root: Path, bot: str) -> Path:
@@ -126,12 +136,21 @@ class StateFile:
         self.path = path
 
     def read(self) -> Loaded:
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
+        """The state as on disk, read as writes are made: never through a link (the
+        `.workflow` folder, the bot's folder or the file: UnsafeFolder), never from a
+        FIFO or past STATE_LIMIT bytes (ParseError: the file is left as it is)."""
+        for folder in (self.path.parent.parent, self.path.parent):
+            if not is_server_folder_safe(folder.parent, folder.name):
+                raise UnsafeFolder(str(folder), "is a symlink or not a folder")
+        found = read_regular(self.path, STATE_LIMIT)
+        if found == "missing":
             return Loaded(WorkflowState())
-        state, problems = parse_state(raw)
-        return Loaded(state, True, tuple(problems), raw)
+        if found == "a symlink":
+            raise UnsafeFolder(str(self.path), "is a symlink")
+        if isinstance(found, str):
+            raise ParseError(str(self.path), f"{found}; the file is left as it is")
+        state, problems = parse_state(found)
+        return Loaded(state, True, tuple(problems), found)
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:

@@ -16,14 +16,15 @@ import pytest
 from mcp import Client
 
 from storage import cache
-from storage.errors import PathOutsideRoot
+from storage.errors import ParseError, PathOutsideRoot
 from storage.model import Task
 from storage.repository import TaskRepository
 from tasks_server.bots.state import WorkflowState
-from tasks_server.bots.store import StateFile, state_path
+from tasks_server.bots.store import STATE_LIMIT, StateFile, state_path
 from tests.conftest import REPO, write
 from tests.tasks_server.conftest import fail, make_server
 
+STATE_NAME = ".workflow/story_bot/workflow_state.json"
 TASK = "---\nid: {id}\ntitle: {title}\nstatus: active\n---\nBody of {id}.\n"
 
 
@@ -88,6 +89,39 @@ def test_bot_state_is_never_written_through_a_workflow_link(root: Path, outside:
     with pytest.raises(PathOutsideRoot, match="symlink"), store.transaction() as transaction:
         transaction.result = WorkflowState(current_behavior="write")
     assert list(outside.iterdir()) == []
+
+
+STATE = json.dumps({"current_action": "story_bot.write.draft", "completed_actions": []})
+
+
+@pytest.mark.parametrize("link", [".workflow", ".workflow/story_bot", STATE_NAME])
+def test_bot_state_is_never_read_through_a_link(root: Path, outside: Path, link: str) -> None:
+    (outside / "story_bot").mkdir()
+    for folder in (outside, outside / "story_bot"):
+        (folder / "workflow_state.json").write_text(STATE)
+    target = {".workflow": outside, ".workflow/story_bot": outside / "story_bot"}.get(
+        link, outside / "workflow_state.json"
+    )
+    (root / link).parent.mkdir(parents=True, exist_ok=True)
+    (root / link).symlink_to(target)
+    with pytest.raises(PathOutsideRoot, match="symlink"):
+        StateFile(state_path(root.resolve(), "story_bot")).read()
+
+
+@pytest.mark.parametrize("make", ["fifo", "huge"])
+def test_a_state_file_that_is_a_pipe_or_too_big_is_refused_and_left_as_it_is(
+    root: Path, make: str
+) -> None:
+    path = state_path(root, "story_bot")
+    path.parent.mkdir(parents=True)
+    if make == "fifo":
+        os.mkfifo(path)
+    else:
+        with path.open("wb") as file:
+            file.truncate(STATE_LIMIT + 1)  # sparse: no 16 MB written
+    with pytest.raises(ParseError, match="left as it is"):
+        StateFile(path).read()
+    assert path.stat().st_size == (0 if make == "fifo" else STATE_LIMIT + 1)
 
 
 @pytest.mark.parametrize("name", [".tasks-index", ".trash", ".workflow"])
@@ -197,3 +231,21 @@ def test_a_journal_record_naming_a_path_outside_the_root_is_dropped(
     assert [t.id for t in TaskRepository(root).scan().tasks()] == ["a"]
     assert not (outside / "x.md").exists()
     assert list((root / ".tasks-index/journal").iterdir()) == []
+
+
+@pytest.mark.anyio
+async def test_a_bot_tool_over_a_linked_workflow_folder_is_a_clean_error(
+    root: Path, outside: Path
+) -> None:
+    (outside / "story_bot").mkdir()
+    (outside / "story_bot/workflow_state.json").write_text(STATE)
+    (root / ".workflow").symlink_to(outside)
+    server = make_server(root, bots=REPO / "data" / "bots")
+    try:
+        async with Client(server) as client:
+            refused = await fail(client, "story_bot_restart_server")
+    finally:
+        server.context.close()
+    assert refused["error"]["code"] == "PATH_OUTSIDE_ROOT"
+    assert "symlink" in refused["error"]["message"]
+    assert (outside / "story_bot/workflow_state.json").read_text() == STATE
