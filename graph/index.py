@@ -181,8 +181,13 @@ class TaskIndex:
         return sorted(self._store.tasks.values(), key=sort_key)
 
     def ids(self) -> list[str]:
-        """Every id, in the task order."""
-        return list(self.sorted_until_edit("all", self._store.tasks))
+        """Every id, in the task order (a new list)."""
+        return list(self.ordered_ids())
+
+    def ordered_ids(self) -> Sequence[str]:
+        """Every id, in the task order, remembered until the next edit: no copy of a tree's
+        worth of ids per call. Do not change the list."""
+        return self.sorted_until_edit("all", self._store.tasks)
 
     def projects(self) -> list[str]:
         """Every project name that at least one task has, sorted (public: the human CLI

@@ -46,7 +46,7 @@ def _start(
         return index.in_order("project", project)
     if status is not None:
         return index.sorted_until_edit(f"status {status}", index.tally.by_status.get(status, ()))
-    return index.ids()
+    return index.ordered_ids()
 
 
 def _matches(
@@ -70,8 +70,9 @@ def list_tasks(
     assignee: str | None = None,
     tag: str | None = None,
     parent: str | None = None,
-) -> list[str]:
-    """Ids of the tasks matching every given filter (status aliases like `todo` accepted).
+) -> Sequence[str]:
+    """Ids of the tasks matching every given filter (status aliases like `todo` accepted),
+    remembered until the next edit so that paging through them costs a slice per page.
 
     >>> from storage.model import Task
     >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", status="active"),
@@ -95,17 +96,15 @@ def list_tasks(
     }
     candidates = _start(index, project, status, parent)
     if not (wanted or priority_max is not None or tag is not None):
-        return list(candidates)
+        return candidates
     key = repr(("list_tasks", sorted(wanted.items()), priority_max, tag, parent))
-    return list(
-        index.until_edit(
-            key,
-            lambda: [
-                task_id
-                for task_id in candidates
-                if _matches(index.require(task_id), wanted, priority_max, tag)
-            ],
-        )
+    return index.until_edit(
+        key,
+        lambda: [
+            task_id
+            for task_id in candidates
+            if _matches(index.require(task_id), wanted, priority_max, tag)
+        ],
     )
 
 
