@@ -8,16 +8,24 @@ silently.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
 from pydantic import BaseModel, Field
 
 from graph import neighborhood
 from tasks_server.context import ServerContext
-from tasks_server.guidance import Guidance, guide
+from tasks_server.guidance import guide
 from tasks_server.models import Envelope, IdArg, Input
 from tasks_server.registry import tool
 from tasks_server.views import TaskBrief, TaskView
 
 PAGED = "This page's part (see limit, cursor)."
+M = TypeVar("M", bound=BaseModel)
+
+Find = Callable[..., neighborhood.Neighborhood | neighborhood.DecompositionContext]
+"""A graph query of `graph.neighborhood`: its lists cut to one window, `total` counting all."""
 NEXT_CURSOR = "Pass as cursor for the next page of the lists; null when all lists are done."
 
 
@@ -29,12 +37,31 @@ class TaskIdInput(Input):
     cursor: str | None = Field(None, description="next_cursor from the previous page.")
 
 
-def _guidance(
-    tool_name: str, state: str, next_cursor: str | None, then: str, tools: list[str]
-) -> Guidance:
-    """Guidance that first asks for the rest of the lists while pages remain."""
-    more = f"Call {tool_name} with cursor=next_cursor for the rest of the lists"
-    return guide(state, more if next_cursor else then, tools)
+@dataclass(frozen=True, slots=True)
+class Paging:
+    """One tool of this module: its name, and the guidance once every page is read."""
+
+    tool: str
+    state: str
+    then: str
+    tools: list[str]
+
+
+def _paged(ctx: ServerContext, args: TaskIdInput, target: type[M], find: Find, paging: Paging) -> M:
+    """`target` for `args.task_id`: what `find` finds, its lists cut to this page, the task
+    in full, and guidance that first asks for the rest of the lists while pages remain."""
+    query = (paging.tool, args.task_id)
+    window = ctx.window(limit=args.limit, cursor=args.cursor, query=query)
+    found = find(ctx.index, args.task_id, offset=window.offset, limit=window.limit)
+    next_cursor = window.next_cursor(found.total)
+    more = f"Call {paging.tool} with cursor=next_cursor for the rest of the lists"
+    return ctx.expand(
+        target,
+        found,
+        task=ctx.view(ctx.index.require(args.task_id), "full"),
+        next_cursor=next_cursor,
+        guidance=guide(paging.state, more if next_cursor else paging.then, paging.tools),
+    )
 
 
 class ParentContext(BaseModel):
@@ -64,24 +91,11 @@ def get_decomposition_context(
 ) -> GetDecompositionContextOutput:
     """What you need to split a task: it, its children, parent and siblings, project peers.
     Lists are paged as one sequence, in field order: follow next_cursor until null."""
-    window = ctx.window(limit=args.limit, cursor=args.cursor, query=("decomposition", args.task_id))
-    found = neighborhood.decomposition_context(
-        ctx.index, args.task_id, offset=window.offset, limit=window.limit
-    )
-    next_cursor = window.next_cursor(found.total)
-    return ctx.expand(
-        GetDecompositionContextOutput,
-        found,
-        task=ctx.view(ctx.index.require(args.task_id), "full"),
-        next_cursor=next_cursor,
-        guidance=_guidance(
-            "get_decomposition_context",
-            "decomposition_context",
-            next_cursor,
-            f"Propose children, then call decompose_task on {args.task_id}",
-            ["decompose_task", "get_task_neighborhood"],
-        ),
-    )
+    then = f"Propose children, then call decompose_task on {args.task_id}"
+    tools = ["decompose_task", "get_task_neighborhood"]
+    paging = Paging("get_decomposition_context", "decomposition_context", then, tools)
+    find = neighborhood.decomposition_context
+    return _paged(ctx, args, GetDecompositionContextOutput, find, paging)
 
 
 class Relationships(BaseModel):
@@ -123,21 +137,12 @@ def get_task_neighborhood(ctx: ServerContext, args: TaskIdInput) -> GetTaskNeigh
     """A task with its parent, children, dependencies, dependents, project peers and the
     orphan tasks. Lists are paged as one sequence, in field order: follow next_cursor until
     null. You decide which relationships to add."""
-    window = ctx.window(limit=args.limit, cursor=args.cursor, query=("neighborhood", args.task_id))
-    found = neighborhood.neighborhood(
-        ctx.index, args.task_id, offset=window.offset, limit=window.limit
-    )
-    next_cursor = window.next_cursor(found.total)
-    return ctx.expand(
-        GetTaskNeighborhoodOutput,
-        found,
-        task=ctx.view(ctx.index.require(args.task_id), "full"),
-        next_cursor=next_cursor,
-        guidance=_guidance(
-            "get_task_neighborhood",
-            "neighborhood_shown",
-            next_cursor,
-            "Read the lists; link tasks with update_task",
-            ["update_task", "get_decomposition_context"],
-        ),
-    )
+    return _paged(ctx, args, GetTaskNeighborhoodOutput, neighborhood.neighborhood, NEIGHBORHOOD)
+
+
+NEIGHBORHOOD = Paging(
+    "get_task_neighborhood",
+    "neighborhood_shown",
+    "Read the lists; link tasks with update_task",
+    ["update_task", "get_decomposition_context"],
+)
