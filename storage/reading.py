@@ -35,6 +35,7 @@ _SETTLE_TRIES = 100  # reads of an empty file caught mid-rewrite, at most (0.5 s
 _SETTLE_PAUSE = 0.005
 _STILL_READS = 3  # reads of an unparseable one, once it has stopped changing
 _FRESH_NS = 2_000_000_000  # "mid-rewrite" means modified in the last 2 s
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def read_task_file(relative: str, path: str, limit: int) -> FileResult | None:
@@ -56,7 +57,10 @@ def read_task_file(relative: str, path: str, limit: int) -> FileResult | None:
 
 def _read_once(relative: str, path: str, limit: int) -> FileResult | None:
     """One open, one fstat, one read: the stamp and the bytes come from the same open
-    file (half the time of `stat` then `open().read()`)."""
+    file (half the time of `stat` then `open().read()`). A read that raced a writer (the
+    bytes are not the size the fstat gave, or a second fstat disagrees: an editor
+    truncating and rewriting in place) is read again, so that a task is never dropped
+    for an empty read, nor its body cut short."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a pipe must not hang the load
     except FileNotFoundError:
@@ -65,16 +69,51 @@ def _read_once(relative: str, path: str, limit: int) -> FileResult | None:
         return problem_result(relative, (0, 0), "unreadable", f"cannot open: {exc.strerror}")
     try:
         st = os.fstat(fd)
-        stamp = (st.st_mtime_ns, st.st_size)
         if not stat.S_ISREG(st.st_mode):
-            return problem_result(relative, stamp, "unreadable", "not a regular file")
-        data = read_bounded(fd, st.st_size, limit) if st.st_size <= limit else b""
+            return problem_result(relative, _stamp(st), "unreadable", "not a regular file")
+        st, data = _read_whole(fd, st, limit)
     finally:
         os.close(fd)
+    stamp = _stamp(st)
     if st.st_size > limit or len(data) > limit:
         message = f"file is {max(st.st_size, len(data))} bytes, over the {limit}-byte limit"
         return problem_result(relative, stamp, "too_large", message)
     return parse_result(relative, data, stamp)
+
+
+def _read_whole(fd: int, st: os.stat_result, limit: int) -> tuple[os.stat_result, bytes]:
+    """The bytes of `fd` read while no writer was at it (at most `_SETTLE_TRIES` tries,
+    then the last read), with the fstat they match.
+
+    A write in progress shows as a size that moves, or as bytes that are not that size.
+    It can also hold still for a moment: the kernel publishes a write page by page, so a
+    fresh file whose size is a whole number of pages may be the first pages of a longer
+    write. That one is accepted only if it is the same after a pause."""
+    data = b""
+    for attempt in range(_SETTLE_TRIES):
+        if attempt:
+            time.sleep(_SETTLE_PAUSE)
+            st = os.fstat(fd)
+        if st.st_size > limit:
+            return st, b""
+        os.lseek(fd, 0, os.SEEK_SET)
+        data = read_bounded(fd, st.st_size, limit)
+        if not (_same(os.fstat(fd), st) and len(data) == st.st_size):
+            continue
+        if not (st.st_size % _PAGE == 0 and _is_fresh(_stamp(st))):
+            return st, data
+        time.sleep(_SETTLE_PAUSE)
+        if _same(os.fstat(fd), st):
+            return st, data
+    return st, data
+
+
+def _stamp(st: os.stat_result) -> tuple[int, int]:
+    return st.st_mtime_ns, st.st_size
+
+
+def _same(first: os.stat_result, second: os.stat_result) -> bool:
+    return _stamp(first) == _stamp(second)
 
 
 def read_for_update(relative: str, path: Path, fd: int | None, limit: int) -> tuple[Seen, str]:
