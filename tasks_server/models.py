@@ -5,9 +5,10 @@ INVALID_ARGUMENT before any work, never an internal error or a stall)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Annotated, Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field
 
 from storage.model import ID_PATTERN
 from storage.repository import MAX_FILE_BYTES
@@ -19,10 +20,12 @@ __all__ = [
     "MAX_ID_CHARS",
     "MAX_LIST_ITEMS",
     "MAX_SINCE_DAYS",
+    "AwareMoment",
     "Body",
     "Envelope",
     "IdArg",
     "Input",
+    "Moment",
     "NewIdArg",
     "PageInfo",
     "PagedInput",
@@ -43,6 +46,19 @@ def _not_blank(text: str) -> str:
         raise ValueError("must not be blank")
     return text.strip()
 
+
+def _iso_text(value: object) -> object:
+    """A date-time argument is ISO 8601 text, as its schema says: a number is refused (the
+    model's lax mode would read it as seconds since 1970)."""
+    if not isinstance(value, str | datetime):
+        raise ValueError("must be an ISO 8601 date-time string")
+    return value
+
+
+Moment = Annotated[datetime, BeforeValidator(_iso_text)]
+"""A date-time argument (ISO 8601 text)."""
+AwareMoment = Annotated[AwareDatetime, BeforeValidator(_iso_text)]
+"""A date-time argument with its UTC offset (ISO 8601 text)."""
 
 IdArg = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
 """A task id or project name the call names (matched exactly)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 
 from graph.changes import ReadinessChanges, ReadinessProbe
 from graph.checklist import open_checklist_items
@@ -25,10 +25,12 @@ from tasks_server.errors import OpenChecklist, ToolFailure
 from tasks_server.guidance import guide
 from tasks_server.models import (
     MAX_LIST_ITEMS,
+    AwareMoment,
     Body,
     Envelope,
     IdArg,
     Input,
+    Moment,
     NewIdArg,
     ShortText,
     Title,
@@ -66,7 +68,7 @@ class TaskFieldsInput(Input):
     tags: list[ShortText] | None = Field(None, max_length=MAX_LIST_ITEMS, description="Tags.")
     assignee: ShortText | None = Field(None, description="Assignee.")
     complexity: ShortText | None = Field(None, description="Complexity, as you grade it.")
-    due: datetime | None = Field(None, description="Due date (ISO).")
+    due: Moment | None = Field(None, description="Due date (ISO).")
 
 
 class CreateTaskInput(TaskFieldsInput):
@@ -148,7 +150,7 @@ class UpdateTaskInput(TaskFieldsInput):
     project: IdArg | None = Field(None, description="New project (the file stays where it is).")
     parent: ShortText | None = Field(None, description="New parent id; '' makes it a root.")
     body: Body | None = Field(None, description="New markdown body (replaces the old one).")
-    expected_modified: AwareDatetime | None = Field(
+    expected_modified: AwareMoment | None = Field(
         None,
         description="file_modified from get_task (with its offset); refused with CONFLICT if"
         " the file changed since.",

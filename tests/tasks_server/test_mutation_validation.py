@@ -237,3 +237,14 @@ async def test_every_string_and_list_a_write_takes_is_bounded(example_root: Path
                 assert "maxLength" in field, f"{tool.name}.{name}"
             if "array" in types:
                 assert "maxItems" in field, f"{tool.name}.{name}"
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), [("due", 1.5), ("due", 0), ("expected_modified", 1_700_000_000)]
+)
+async def test_a_date_time_given_as_a_number_is_refused_as_its_schema_refuses_it(
+    client: Client, example_root: Path, key: str, value: float
+) -> None:
+    """Found by the hostile fuzz: the model's lax mode read 1.5 as 1970-01-01T00:00:01.5."""
+    arguments = {"task_id": "wx-6ca4a1a9", key: value}
+    await refused(client, example_root, "INVALID_ARGUMENT", "update_task", **arguments)
