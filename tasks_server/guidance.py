@@ -125,15 +125,15 @@ def _named(text: str, known: Collection[str]) -> set[str]:
     return {word for word in _WORD.findall(text) if word in known}
 
 
-def for_session(guidance: dict[str, Any], known: Collection[str], allowed: Collection[str]) -> None:
-    """Make dumped guidance name only tools this session can call (in place).
+def for_session(guidance: dict[str, Any], hidden: Collection[str]) -> None:
+    """Make dumped guidance name only tools this session can call, not the `hidden` ones
+    (in place).
 
     Available actions it may not call are dropped; a next step naming one becomes the first
     remaining action; warnings and context entries naming one are dropped; a blocked reason
     naming one says so without the name. Deterministic: the same state and the same
     session give the same guidance.
     """
-    hidden = set(known).difference(allowed)
     actions = [a for a in guidance["available_actions"] if a.split(" - ")[0] not in hidden]
     guidance["available_actions"] = actions
     if _named(guidance["next_action"], hidden):

@@ -38,20 +38,26 @@ refused before any work, so a request's cost stays bounded by what could ever be
 
 
 def check_sizes(arguments: dict[str, Any]) -> None:
-    """INVALID_ARGUMENT when any string in `arguments` (keys too, at any depth) is too long."""
-    pending: list[tuple[str, Any]] = [("arguments", arguments)]
+    """INVALID_ARGUMENT when any string in `arguments` (keys too, at any depth) is too long.
+    Runs on every call: the path to a value is only spelled out for the error."""
+    pending: list[tuple[tuple[str | int, ...], Any]] = [((), arguments)]
     while pending:
-        where, value = pending.pop()
+        path, value = pending.pop()
         if isinstance(value, dict):
-            pending.extend((f"{where}.{shorten(str(k), 40)}", k) for k in value)
-            pending.extend((f"{where}.{shorten(str(k), 40)}", v) for k, v in value.items())
+            pending.extend(((*path, str(k)), k) for k in value)
+            pending.extend(((*path, str(k)), v) for k, v in value.items())
         elif isinstance(value, list):
-            pending.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
+            pending.extend(((*path, i), item) for i, item in enumerate(value))
         elif isinstance(value, str) and len(value) > MAX_ARGUMENT_CHARS:
             raise ToolFailure(
                 "INVALID_ARGUMENT",
-                f"{where}: {len(value)} characters, over the {MAX_ARGUMENT_CHARS} limit",
+                f"{_spelled(path)}: {len(value)} characters, over the {MAX_ARGUMENT_CHARS} limit",
             )
+
+
+def _spelled(path: tuple[str | int, ...]) -> str:
+    parts = (f"[{p}]" if isinstance(p, int) else f".{shorten(p, 40)}" for p in path)
+    return "arguments" + "".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +78,7 @@ class Toolset:
         self.context = context
         self.names = [name for name, spec in sorted(self.specs.items()) if allowed(name, spec.tier)]
         self.allowed = frozenset(self.names)
-        self._filtered = len(self.allowed) < len(self.specs)
+        self._hidden = frozenset(self.specs) - self.allowed  # once, not on every call
 
     def visible(self) -> list[ToolSpec]:
         """The specs this session lists, sorted by name."""
@@ -116,8 +122,8 @@ class Toolset:
         return data
 
     def _limit_guidance(self, data: dict[str, Any]) -> None:
-        if self._filtered and "guidance" in data:
-            for_session(data["guidance"], self.specs, self.allowed)
+        if self._hidden and "guidance" in data:
+            for_session(data["guidance"], self._hidden)
 
 
 def open_toolset(
