@@ -143,7 +143,8 @@ def frontmatter_view(text: str) -> tuple[object, str]:
 
 def codec_view(text: str) -> tuple[object, str]:
     """What our codec reads, put the way python-frontmatter puts it (it joins CRLF into LF
-    and strips the body; both are its documented habits, not differences of meaning)."""
+    and strips the body; both are its documented habits, not differences of meaning). It
+    joins twice (`loads` and `parse` each run `u()`), so "\\r\\r\\n" comes out as "\\n"."""
     parts = codec.split(text)
-    body = parts.body.replace("\r\n", "\n").strip()
+    body = parts.body.replace("\r\n", "\n").replace("\r\n", "\n").strip()
     return meaning(codec.parse_front(parts)), body
