@@ -31,7 +31,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from tasks_server.bots.models import ActionInput, CloseInput, ProjectInput
-from tasks_server.server import TasksServer, create_server
+from tasks_server.edge.server import TasksServer, create_server
 
 __all__ = ["main"]
 

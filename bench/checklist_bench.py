@@ -19,7 +19,7 @@ from pathlib import Path
 
 from mcp import Client
 
-from tasks_server.server import create_server
+from tasks_server.edge.server import create_server
 
 __all__ = ["main", "time_completion"]
 

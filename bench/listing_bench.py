@@ -16,8 +16,8 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
+from tasks_server.edge.server import create_server
 from tasks_server.roots import bundled_root
-from tasks_server.server import create_server
 
 ROLES = ("planner", "editor", "bot", "all")
 

@@ -21,8 +21,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp_types import CallToolRequestParams, CallToolResult, ListToolsResult
 
+from tasks_server.edge.server import to_result, to_tool
 from tasks_server.registry import discover
-from tasks_server.server import to_result, to_tool
 from tasks_server.toolset import open_toolset
 
 

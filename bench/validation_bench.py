@@ -40,8 +40,8 @@ from jsonschema.validators import validator_for
 from referencing import Registry
 
 from bench.generate import generate_tree
+from tasks_server.edge.schemas import output_schema
 from tasks_server.registry import discover
-from tasks_server.schemas import output_schema
 from tasks_server.toolset import open_toolset
 from tasks_server.views import BRIEF_FIELDS
 

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from storage.timestamps import parse_timestamp
-from tasks_server import roots, terminal
-from tasks_server.human import set_clock
+from tasks_server import roots
+from tasks_server.human import terminal
+from tasks_server.human.commands import set_clock
 from tasks_server.roles import ROLES, parse_patterns
 
 __all__ = ["NOW_ENV", "main"]
@@ -144,7 +145,7 @@ async def call_tool(
     """Run one tool through a real in-process MCP client session."""
     from mcp import Client  # noqa: PLC0415 - only `call` and `serve` load the SDK
 
-    from tasks_server.server import create_server  # noqa: PLC0415
+    from tasks_server.edge.server import create_server  # noqa: PLC0415
 
     server = create_server(args.root, **_options(args))
     set_clock(server.context, args.now)
@@ -173,8 +174,8 @@ def _run_call(args: argparse.Namespace) -> int:
 
 
 def _run_serve(args: argparse.Namespace) -> int:
-    from tasks_server.http import InsecureBind, check_bind, serve_http  # noqa: PLC0415
-    from tasks_server.server import create_server, serve_stdio  # noqa: PLC0415
+    from tasks_server.edge.http import InsecureBind, check_bind, serve_http  # noqa: PLC0415
+    from tasks_server.edge.server import create_server, serve_stdio  # noqa: PLC0415
 
     if args.transport == "http":
         try:
@@ -241,18 +242,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_human(args: argparse.Namespace) -> int:
-    from tasks_server import human  # noqa: PLC0415
+    from tasks_server.human import commands as human  # noqa: PLC0415
 
     return human.run(args)
 
 
 def _run_import(args: argparse.Namespace) -> int:
-    from tasks_server import interop  # noqa: PLC0415
+    from tasks_server.human import interop  # noqa: PLC0415
 
     return interop.run_import(args.kind, args.source, args.root, args.project, as_json=args.json)
 
 
 def _run_export(args: argparse.Namespace) -> int:
-    from tasks_server import interop  # noqa: PLC0415
+    from tasks_server.human import interop  # noqa: PLC0415
 
     return interop.run_export(args)

@@ -2,7 +2,7 @@
 
 A tool is a plain function `fn(ctx, args) -> Output` declared with `@tool(...)` next to its
 input and output models; `discover()` imports every module of `tasks_server.tools`, so
-there is no hand-kept list. Nothing here knows the MCP SDK: `tasks_server.server` turns
+there is no hand-kept list. Nothing here knows the MCP SDK: `tasks_server.edge.server` turns
 specs into MCP tools, and the human CLI calls the same specs directly (`Toolset.run`).
 """
 

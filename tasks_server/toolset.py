@@ -6,7 +6,7 @@ input model (unknown keys are refused by the model itself), the tree is brought 
 (read-your-writes: `LiveTree.snapshot`), the handler runs on it, and the output
 model is dumped to JSON-ready data whose guidance names only tools this session can call.
 Any exception becomes an error payload through `errors.classify`. The MCP face
-(`tasks_server.server`) and the human CLI both call this; neither knows the other.
+(`tasks_server.edge.server`) and the human CLI both call this; neither knows the other.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tasks_server.server import TasksServer, create_server
+from tasks_server.edge.server import TasksServer, create_server
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 

@@ -21,8 +21,8 @@ from jsonschema import Draft202012Validator
 from mcp import Client
 
 from graph.neighborhood import DecompositionContext, Neighborhood
+from tasks_server.edge.schemas import input_schema, output_schema
 from tasks_server.guidance import ACTION_HELP
-from tasks_server.schemas import input_schema, output_schema
 from tasks_server.toolset import open_toolset
 from tasks_server.views import BRIEF_FIELDS
 from tests.tasks_server.conftest import error_of, make_server

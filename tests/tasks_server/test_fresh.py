@@ -17,7 +17,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tasks_server.server import TasksServer
+from tasks_server.edge.server import TasksServer
 from tests.tasks_server.conftest import call, make_server
 
 TASK_ID = "wx-6ca4a1a9"

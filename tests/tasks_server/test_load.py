@@ -13,7 +13,7 @@ from mcp import Client
 
 from graph.index import TaskIndex
 from storage.repository import TaskRepository
-from tasks_server.threaded import start_in_thread
+from tasks_server.edge.threaded import start_in_thread
 from tests.tasks_server.conftest import make_server
 
 pytestmark = pytest.mark.anyio

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tasks_server.checks import Problem, exit_status
-from tasks_server.snapshot import merge_pages
+from tasks_server.human.checks import Problem, exit_status
+from tasks_server.human.snapshot import merge_pages
 from tests.conftest import write
 from tests.tasks_server.conftest import call, make_server
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
+from tasks_server.edge.server import TasksServer
 from tasks_server.registry import discover
-from tasks_server.server import TasksServer
 from tests.tasks_server.conftest import call, fail, make_server
 
 pytestmark = pytest.mark.anyio

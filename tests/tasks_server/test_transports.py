@@ -16,8 +16,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from storage import cache
-from tasks_server.http import InsecureBind, check_bind
-from tasks_server.threaded import start_in_thread
+from tasks_server.edge.http import InsecureBind, check_bind
+from tasks_server.edge.threaded import start_in_thread
 from tests.tasks_server.conftest import make_server
 
 SCRIPT = Path(sys.executable).with_name("tasks-server")

@@ -11,7 +11,7 @@ from mcp import Client
 
 from tasks_server.bots.config import BotConfig
 from tasks_server.bots.loader import load_bot
-from tasks_server.server import TasksServer
+from tasks_server.edge.server import TasksServer
 from tests.tasks_server.bots.helpers import BOT
 from tests.tasks_server.conftest import make_server
 

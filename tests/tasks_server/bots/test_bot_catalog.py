@@ -14,9 +14,9 @@ from tasks_server.bots.config import BotConfig
 from tasks_server.bots.errors import ActionIncomplete, NotCurrent, UnknownBot
 from tasks_server.bots.loader import load_bot
 from tasks_server.bots.models import CloseInput
+from tasks_server.edge.server import TasksServer
 from tasks_server.errors import ToolFailure
 from tasks_server.live import LiveTree
-from tasks_server.server import TasksServer
 from tests.tasks_server.bots.helpers import BOT
 from tests.tasks_server.conftest import make_server
 

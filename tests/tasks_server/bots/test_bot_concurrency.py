@@ -15,9 +15,9 @@ from mcp import Client
 from tasks_server.bots.catalog import BotCatalog
 from tasks_server.bots.config import BotConfig
 from tasks_server.bots.models import ProjectInput
+from tasks_server.edge.server import TasksServer
+from tasks_server.edge.threaded import start_in_thread
 from tasks_server.live import LiveTree
-from tasks_server.server import TasksServer
-from tasks_server.threaded import start_in_thread
 from tests.conftest import REPO
 from tests.tasks_server.bots.helpers import completed_keys, saved_state
 from tests.tasks_server.conftest import NOW, call

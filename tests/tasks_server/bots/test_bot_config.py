@@ -12,7 +12,7 @@ from tasks_server.bots.catalog import BotCatalog
 from tasks_server.bots.config import BotConfig
 from tasks_server.bots.errors import BotConfigError
 from tasks_server.bots.loader import load_bot
-from tasks_server.server import create_server
+from tasks_server.edge.server import create_server
 from tests.tasks_server.bots.helpers import edit_json
 
 SHAPE = Path("behaviors/1_shape")

@@ -2,7 +2,7 @@
 
 Each function takes the structured result a tool returns (the same data `--json` prints)
 and gives something to print. Numbers are rounded for reading, lists are joined with commas
-and nothing is printed as a Python repr. `check` has its own module (`tasks_server.checks`).
+and nothing is printed as a Python repr. `check` has its own module (`tasks_server.human.checks`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from rich.tree import Tree
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from tasks_server.checks import Problem
+    from tasks_server.human.checks import Problem
 
 __all__ = [
     "STATUS_STYLE",

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from storage.timestamps import parse_timestamp
-from tasks_server import snapshot
+from tasks_server.human import snapshot
 
 __all__ = ["load_task_tree_facts", "pytest_addoption", "task_tree_facts"]
 

@@ -16,7 +16,7 @@ from typing import Any
 import uvicorn
 from mcp.server import Server
 
-from tasks_server.http import http_app, listen, url_of
+from tasks_server.edge.http import http_app, listen, url_of
 
 __all__ = ["RunningServer", "ServerStartError", "start_in_thread"]
 

@@ -1,5 +1,5 @@
 """Import other trackers into a tree; export a tree, project, subtree or neighbourhood as
-mermaid, dot or json text, or as an SVG or PNG picture (`tasks_server.pictures`)."""
+mermaid, dot or json text, or as an SVG or PNG picture (`tasks_server.human.pictures`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from graph.index import TaskIndex
 from storage.errors import StorageError
 from storage.importers import import_backlog, import_beads
 from storage.repository import TaskRepository
-from tasks_server import pictures, terminal
+from tasks_server.human import pictures, terminal
+from tasks_server.human.pictures import Selection
 from tasks_server.live import LiveTree
-from tasks_server.pictures import Selection
 
 __all__ = ["export", "run_export", "run_import"]
 
@@ -36,7 +36,7 @@ def run_import(
     if as_json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
-        from tasks_server import render  # noqa: PLC0415
+        from tasks_server.human import render  # noqa: PLC0415
 
         terminal.out(render.import_report(report.to_dict()))
     return 0

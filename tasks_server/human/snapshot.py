@@ -94,7 +94,7 @@ def dumps(facts: dict[str, Any]) -> str:
 
 def load(root: Path, now: datetime, *, bots: Path | None = None) -> dict[str, Any]:
     """The facts of the tree at `root` with the clock fixed at `now` (no watcher thread)."""
-    from tasks_server.human import set_clock  # noqa: PLC0415
+    from tasks_server.human.commands import set_clock  # noqa: PLC0415
     from tasks_server.toolset import open_toolset  # noqa: PLC0415
 
     toolset = open_toolset(root, bots=bots, watch=False)

@@ -15,9 +15,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tasks_server import terminal
-from tasks_server.snapshot import CallFailed as Failed
-from tasks_server.snapshot import pages
+from tasks_server.human import terminal
+from tasks_server.human.snapshot import CallFailed as Failed
+from tasks_server.human.snapshot import pages
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -77,7 +77,7 @@ def require_project(toolset: Toolset, project: str | None) -> None:
 
 def _listing(tool: str, what: str) -> Callable[[argparse.Namespace, Toolset], None]:
     def run(args: argparse.Namespace, toolset: Toolset) -> None:
-        from tasks_server import render  # noqa: PLC0415
+        from tasks_server.human import render  # noqa: PLC0415
 
         require_project(toolset, args.project)
         data = call(toolset, tool, {"limit": ALL, "project": args.project})
@@ -88,7 +88,7 @@ def _listing(tool: str, what: str) -> Callable[[argparse.Namespace, Toolset], No
 
 
 def run_metrics(args: argparse.Namespace, toolset: Toolset) -> None:
-    from tasks_server import render  # noqa: PLC0415
+    from tasks_server.human import render  # noqa: PLC0415
 
     require_project(toolset, args.project)
     arguments: dict[str, Any] = {"scope": "project", "scope_id": args.project}
@@ -97,14 +97,14 @@ def run_metrics(args: argparse.Namespace, toolset: Toolset) -> None:
 
 
 def run_show(args: argparse.Namespace, toolset: Toolset) -> None:
-    from tasks_server import render  # noqa: PLC0415
+    from tasks_server.human import render  # noqa: PLC0415
 
     data = call(toolset, "get_task", {"task_id": args.task_id})
     emit(args, data, lambda: render.task_detail(data))
 
 
 def run_tree(args: argparse.Namespace, toolset: Toolset) -> None:
-    from tasks_server import render  # noqa: PLC0415
+    from tasks_server.human import render  # noqa: PLC0415
 
     require_project(toolset, args.project)
     arguments = {"project": args.project, "task_id": args.task_id, "max_depth": args.max_depth}
@@ -113,7 +113,7 @@ def run_tree(args: argparse.Namespace, toolset: Toolset) -> None:
 
 
 def run_check(args: argparse.Namespace, toolset: Toolset) -> int:
-    from tasks_server import checks, render, snapshot  # noqa: PLC0415
+    from tasks_server.human import checks, render, snapshot  # noqa: PLC0415
 
     root = toolset.context.live.root
     named, outside = _relative_paths(args.files, root)
@@ -154,7 +154,7 @@ def _relative_paths(files: list[Path], root: Path) -> tuple[set[str], list[Path]
 
 
 def run_tools(args: argparse.Namespace, toolset: Toolset) -> None:
-    from tasks_server import render  # noqa: PLC0415
+    from tasks_server.human import render  # noqa: PLC0415
 
     specs = [
         {"name": spec.name, "tier": spec.tier, "description": " ".join(spec.description.split())}
@@ -164,7 +164,7 @@ def run_tools(args: argparse.Namespace, toolset: Toolset) -> None:
 
 
 def run_bots(args: argparse.Namespace, toolset: Toolset) -> None:
-    from tasks_server import render  # noqa: PLC0415
+    from tasks_server.human import render  # noqa: PLC0415
 
     bots = toolset.context.bots
     catalog = bots.catalog_json(only=args.bot) if bots else []
@@ -187,7 +187,7 @@ def run_new(args: argparse.Namespace, toolset: Toolset) -> None:
 
 
 def run_snapshot(args: argparse.Namespace, toolset: Toolset) -> None:
-    from tasks_server import snapshot  # noqa: PLC0415
+    from tasks_server.human import snapshot  # noqa: PLC0415
 
     sys.stdout.write(snapshot.dumps(snapshot.tree_facts(toolset)))
 

@@ -32,8 +32,8 @@ from pydantic_core import to_json
 
 from tasks_server import version
 from tasks_server.context import ServerContext
+from tasks_server.edge.schemas import input_schema, output_schema
 from tasks_server.registry import ToolSpec
-from tasks_server.schemas import input_schema, output_schema
 from tasks_server.toolset import Outcome, Toolset, open_toolset
 
 __all__ = ["TasksServer", "create_server", "serve_stdio", "to_result"]

@@ -1,0 +1,4 @@
+"""The MCP edge: the one adapter between the tool runtime and the MCP SDK, and its transports.
+
+Only this package imports the `mcp` SDK. See docs/architecture.md.
+"""
