@@ -21,8 +21,7 @@ from typing import Any
 from storage.timestamps import parse_timestamp
 from tasks_server import roots
 from tasks_server.human import terminal
-from tasks_server.human.commands import set_clock
-from tasks_server.roles import ROLES, parse_patterns
+from tasks_server.roles import ROLES
 
 __all__ = ["NOW_ENV", "main"]
 
@@ -130,75 +129,35 @@ def _add_import_export(sub: Any) -> None:
     exp.add_argument("--output", "-o", type=Path, default=None, help="write to this file")
 
 
-def _options(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "role": args.role,
-        "tools": parse_patterns(args.tools),
-        "bots": args.bots,
-        "watch": False,
-    }
+# The faces are imported inside the runners: the MCP SDK only for `serve` and `call`, rich only
+# for the human commands, neither for `--help` (start-up time; the layering test keeps the
+# human face from importing the MCP edge, and this entry is the one module that knows both).
 
 
-async def call_tool(
-    args: argparse.Namespace, tool: str, arguments: dict[str, Any]
-) -> tuple[bool, dict[str, Any]]:
-    """Run one tool through a real in-process MCP client session."""
-    from mcp import Client  # noqa: PLC0415 - only `call` and `serve` load the SDK
+def _run_serve(args: argparse.Namespace) -> int:
+    from tasks_server.edge.commands import run_serve  # noqa: PLC0415 - see above
 
-    from tasks_server.edge.server import create_server  # noqa: PLC0415
-
-    server = create_server(args.root, **_options(args))
-    set_clock(server.context, args.now)
-    try:
-        async with Client(server) as client:
-            result = await client.call_tool(tool, arguments)
-    finally:
-        server.close()
-    if result.is_error:
-        return False, json.loads(result.content[0].text)  # type: ignore[union-attr]
-    return True, dict(result.structured_content or {})
+    return run_serve(args)
 
 
 def _run_call(args: argparse.Namespace) -> int:
+    from tasks_server.edge.commands import call_tool  # noqa: PLC0415 - see above
+
     try:
         arguments = json.loads(args.args)
     except json.JSONDecodeError as exc:
         print(f"--args is not JSON: {exc}", file=sys.stderr)
         return 2
-    import anyio  # noqa: PLC0415
-
     with terminal.working(f"{args.tool} on {args.root}"):
-        ok, data = anyio.run(call_tool, args, args.tool, arguments)
+        ok, data = call_tool(args, args.tool, arguments)
     print(json.dumps(data, indent=2, ensure_ascii=False))
     return 0 if ok else 1
 
 
-def _run_serve(args: argparse.Namespace) -> int:
-    from tasks_server.edge.http import InsecureBind, check_bind, serve_http  # noqa: PLC0415
-    from tasks_server.edge.server import create_server, serve_stdio  # noqa: PLC0415
+def _run_human(args: argparse.Namespace) -> int:
+    from tasks_server.human.commands import run  # noqa: PLC0415 - see above
 
-    if args.transport == "http":
-        try:
-            check_bind(args.host, args.auth_token)
-        except InsecureBind as exc:
-            print(exc, file=sys.stderr)
-            return 2
-    server = create_server(
-        args.root,
-        role=args.role,
-        tools=parse_patterns(args.tools),
-        bots=args.bots,
-        bot=args.bot,
-    )
-    set_clock(server.context, args.now)
-    try:
-        if args.transport == "http":
-            serve_http(server, args.host, args.port, args.auth_token)
-        else:
-            serve_stdio(server)
-    finally:
-        server.close()
-    return 0
+    return run(args)
 
 
 def _fixed_now(args: argparse.Namespace) -> None:
@@ -221,13 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except roots.BadRoot as exc:
         print(exc, file=sys.stderr)
         return 2
-    runners = {
-        "serve": _run_serve,
-        "call": _run_call,
-        "import": _run_import,
-        "export": _run_export,
-    }
     try:
+        runners = {"serve": _run_serve, "call": _run_call}
         return runners.get(args.command, _run_human)(args)
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -239,21 +193,3 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(exc, file=sys.stderr)  # a broken bot config or an unknown bot: one line
         return 2
-
-
-def _run_human(args: argparse.Namespace) -> int:
-    from tasks_server.human import commands as human  # noqa: PLC0415
-
-    return human.run(args)
-
-
-def _run_import(args: argparse.Namespace) -> int:
-    from tasks_server.human import interop  # noqa: PLC0415
-
-    return interop.run_import(args.kind, args.source, args.root, args.project, as_json=args.json)
-
-
-def _run_export(args: argparse.Namespace) -> int:
-    from tasks_server.human import interop  # noqa: PLC0415
-
-    return interop.run_export(args)

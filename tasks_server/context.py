@@ -62,6 +62,11 @@ class ServerContext:
 
         self.bots = BotCatalog.load(self.bots_dir, self.live) if self.bots_dir else None
 
+    def set_clock(self, now: datetime | None) -> None:
+        """Fix the clock at `now` (every time-relative output then repeats); None keeps it."""
+        if now is not None:
+            self.clock = lambda: now
+
     def bot_specs(self, only: str | None = None) -> list[ToolSpec]:
         return self.bots.specs(only=only) if self.bots is not None else []
 

@@ -1,4 +1,5 @@
-"""The layers: storage <- graph <- tasks_server, with networkx and mcp kept in their layer."""
+"""The layers: storage <- graph <- tasks_server, with networkx and mcp kept in their layer, and
+inside tasks_server the two faces (edge: MCP, human: the commands) over the core they share."""
 
 from __future__ import annotations
 
@@ -59,3 +60,49 @@ def test_nothing_below_imports_tasks_server() -> None:
     for package in ("storage", "graph"):
         for path in modules(package):
             assert not any(n.split(".")[0] == "tasks_server" for n in imports_of(path)), path
+
+
+EDGE = REPO / "tasks_server" / "edge"
+HUMAN = REPO / "tasks_server" / "human"
+ENTRY = {REPO / "tasks_server" / "cli.py", REPO / "tasks_server" / "__main__.py"}
+
+
+def _imports_any(path: Path, prefixes: tuple[str, ...]) -> list[str]:
+    return sorted(
+        n for n in imports_of(path) if any(n == p or n.startswith(p + ".") for p in prefixes)
+    )
+
+
+def core_modules() -> list[Path]:
+    """The modules both faces share: tasks_server outside its faces and its entry point."""
+    return [
+        path
+        for path in modules("tasks_server")
+        if not path.is_relative_to(EDGE) and not path.is_relative_to(HUMAN) and path not in ENTRY
+    ]
+
+
+def test_the_human_face_never_imports_the_mcp_edge_or_the_sdk() -> None:
+    for path in sorted(HUMAN.rglob("*.py")):
+        found = _imports_any(path, ("tasks_server.edge", "mcp", "tasks_server.cli"))
+        assert not found, f"{path.relative_to(REPO)} imports {found}"
+
+
+def test_the_mcp_edge_never_imports_the_human_face() -> None:
+    for path in sorted(EDGE.rglob("*.py")):
+        found = _imports_any(path, ("tasks_server.human", "tasks_server.cli"))
+        assert not found, f"{path.relative_to(REPO)} imports {found}"
+
+
+def test_the_core_imports_neither_face_nor_the_sdk_nor_rich() -> None:
+    assert len(core_modules()) > 10  # the walk found the core
+    faces = ("tasks_server.edge", "tasks_server.human", "tasks_server.cli", "mcp", "rich")
+    for path in core_modules():
+        found = _imports_any(path, faces)
+        assert not found, f"{path.relative_to(REPO)} imports {found}"
+
+
+def test_only_the_entry_point_knows_both_faces() -> None:
+    found = set().union(*(imports_of(path) for path in ENTRY))
+    assert any(n.startswith("tasks_server.edge") for n in found)
+    assert any(n.startswith("tasks_server.human") for n in found)

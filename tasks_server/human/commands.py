@@ -11,34 +11,25 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tasks_server.human import terminal
+from tasks_server.human import checks, interop, render, snapshot, terminal
 from tasks_server.human.snapshot import CallFailed as Failed
 from tasks_server.human.snapshot import pages
+from tasks_server.roles import parse_patterns
+from tasks_server.toolset import Toolset, open_toolset
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from tasks_server.toolset import Toolset
-
-__all__ = ["RUNNERS", "open_tools", "set_clock"]
+__all__ = ["RUNNERS", "open_tools", "run"]
 
 ALL = 1000  # the largest page a tool gives; the human commands show whole lists
 
 
-def set_clock(context: Any, now: datetime | None) -> None:
-    """Fix the context's clock at `now` (every time-relative output then repeats)."""
-    if now is not None:
-        context.clock = lambda: now
-
-
 def open_tools(args: argparse.Namespace) -> Toolset:
     """The tools over the command's root, role and allowlist; no watcher thread."""
-    from tasks_server.roles import parse_patterns  # noqa: PLC0415
-    from tasks_server.toolset import open_toolset  # noqa: PLC0415
 
     with terminal.working(f"loading {args.root}"):
         toolset = open_toolset(
@@ -48,7 +39,7 @@ def open_tools(args: argparse.Namespace) -> Toolset:
             bots=getattr(args, "bots", None),
             watch=False,
         )
-    set_clock(toolset.context, getattr(args, "now", None))
+    toolset.context.set_clock(getattr(args, "now", None))
     return toolset
 
 
@@ -77,7 +68,6 @@ def require_project(toolset: Toolset, project: str | None) -> None:
 
 def _listing(tool: str, what: str) -> Callable[[argparse.Namespace, Toolset], None]:
     def run(args: argparse.Namespace, toolset: Toolset) -> None:
-        from tasks_server.human import render  # noqa: PLC0415
 
         require_project(toolset, args.project)
         data = call(toolset, tool, {"limit": ALL, "project": args.project})
@@ -88,7 +78,6 @@ def _listing(tool: str, what: str) -> Callable[[argparse.Namespace, Toolset], No
 
 
 def run_metrics(args: argparse.Namespace, toolset: Toolset) -> None:
-    from tasks_server.human import render  # noqa: PLC0415
 
     require_project(toolset, args.project)
     arguments: dict[str, Any] = {"scope": "project", "scope_id": args.project}
@@ -97,14 +86,12 @@ def run_metrics(args: argparse.Namespace, toolset: Toolset) -> None:
 
 
 def run_show(args: argparse.Namespace, toolset: Toolset) -> None:
-    from tasks_server.human import render  # noqa: PLC0415
 
     data = call(toolset, "get_task", {"task_id": args.task_id})
     emit(args, data, lambda: render.task_detail(data))
 
 
 def run_tree(args: argparse.Namespace, toolset: Toolset) -> None:
-    from tasks_server.human import render  # noqa: PLC0415
 
     require_project(toolset, args.project)
     arguments = {"project": args.project, "task_id": args.task_id, "max_depth": args.max_depth}
@@ -113,7 +100,6 @@ def run_tree(args: argparse.Namespace, toolset: Toolset) -> None:
 
 
 def run_check(args: argparse.Namespace, toolset: Toolset) -> int:
-    from tasks_server.human import checks, render, snapshot  # noqa: PLC0415
 
     root = toolset.context.live.root
     named, outside = _relative_paths(args.files, root)
@@ -154,7 +140,6 @@ def _relative_paths(files: list[Path], root: Path) -> tuple[set[str], list[Path]
 
 
 def run_tools(args: argparse.Namespace, toolset: Toolset) -> None:
-    from tasks_server.human import render  # noqa: PLC0415
 
     specs = [
         {"name": spec.name, "tier": spec.tier, "description": " ".join(spec.description.split())}
@@ -164,7 +149,6 @@ def run_tools(args: argparse.Namespace, toolset: Toolset) -> None:
 
 
 def run_bots(args: argparse.Namespace, toolset: Toolset) -> None:
-    from tasks_server.human import render  # noqa: PLC0415
 
     bots = toolset.context.bots
     catalog = bots.catalog_json(only=args.bot) if bots else []
@@ -187,7 +171,6 @@ def run_new(args: argparse.Namespace, toolset: Toolset) -> None:
 
 
 def run_snapshot(args: argparse.Namespace, toolset: Toolset) -> None:
-    from tasks_server.human import snapshot  # noqa: PLC0415
 
     sys.stdout.write(snapshot.dumps(snapshot.tree_facts(toolset)))
 
@@ -209,6 +192,12 @@ RUNNERS: dict[str, Runner] = {
 
 def run(args: argparse.Namespace) -> int:
     """Run the human command `args.command`; 1 on a tool error or unknown name."""
+    if args.command == "import":
+        return interop.run_import(
+            args.kind, args.source, args.root, args.project, as_json=args.json
+        )
+    if args.command == "export":
+        return interop.run_export(args)
     toolset = open_tools(args)
     try:
         status = RUNNERS[args.command](args, toolset)

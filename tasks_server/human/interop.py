@@ -12,7 +12,7 @@ from graph.index import TaskIndex
 from storage.errors import StorageError
 from storage.importers import import_backlog, import_beads
 from storage.repository import TaskRepository
-from tasks_server.human import pictures, terminal
+from tasks_server.human import pictures, render, terminal
 from tasks_server.human.pictures import Selection
 from tasks_server.live import LiveTree
 
@@ -36,8 +36,6 @@ def run_import(
     if as_json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
-        from tasks_server.human import render  # noqa: PLC0415
-
         terminal.out(render.import_report(report.to_dict()))
     return 0
 

@@ -94,11 +94,12 @@ def dumps(facts: dict[str, Any]) -> str:
 
 def load(root: Path, now: datetime, *, bots: Path | None = None) -> dict[str, Any]:
     """The facts of the tree at `root` with the clock fixed at `now` (no watcher thread)."""
-    from tasks_server.human.commands import set_clock  # noqa: PLC0415
+    # Here, not at the top: the pytest plugin imports this module in every pytest session of
+    # every project that installs us, and the tool runtime loads only if the fixture is used.
     from tasks_server.toolset import open_toolset  # noqa: PLC0415
 
     toolset = open_toolset(root, bots=bots, watch=False)
-    set_clock(toolset.context, now)
+    toolset.context.set_clock(now)
     try:
         return tree_facts(toolset)
     finally:
