@@ -164,8 +164,11 @@ def query_results(index: TaskIndex, runs: int, seed: int) -> Results:
         "search_tasks": (lambda: search_tasks(index, "parser"), slow),
         "tree project": (lambda: tree(index, project=project), slow),
         "facts (one task)": (lambda: index.facts(some), runs),
-        "neighborhood (one task)": (lambda: neighborhood(index, some), runs),
-        "decomposition_context": (lambda: decomposition_context(index, some), runs),
+        "neighborhood (one task)": (lambda: neighborhood(index, index.require(some)), runs),
+        "decomposition_context": (
+            lambda: decomposition_context(index, index.require(some)),
+            runs,
+        ),
         "would_create_cycle": (lambda: would_create_cycle(index, some, depends_on=[root]), runs),
     }
     return {name: median_ms(call, count) for name, (call, count) in calls.items()}

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
 
 from graph.index import TaskIndex
 from storage.model import Task
 from storage.repository import mtime_of
 from storage.timestamps import utc_now
 from tasks_server.live import LiveTree
-from tasks_server.models import PagedInput
-from tasks_server.paging import Page, Window, open_window, paginate
 from tasks_server.views import (
     BLOCKS_SHOWN,
     BriefCache,
@@ -31,8 +27,6 @@ if TYPE_CHECKING:
     from tasks_server.registry import ToolSpec
 
 __all__ = ["ServerContext"]
-
-M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass
@@ -100,50 +94,9 @@ class ServerContext:
         index = self.index
         return [self.view(index.require(i), fields, max_body_chars=max_body_chars) for i in ids]
 
-    def expand(self, target: type[M], found: BaseModel, **given: Any) -> M:
-        """`target` filled from the graph result `found` by field name: a list of ids becomes
-        a list of briefs, an id a brief, a nested model is filled from `found` too; `given`
-        fields (the task view, the cursor, guidance) are passed as they are. A field the
-        graph computes reaches the result by being named in it, never by a copy by hand."""
-        values: dict[str, Any] = {}
-        for name, info in target.model_fields.items():
-            annotation = info.annotation
-            if name in given:
-                values[name] = given[name]
-            elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
-                values[name] = self.expand(annotation, found)
-            elif name in type(found).model_fields:
-                values[name] = self._as(annotation, getattr(found, name))
-        return target(**values)
-
-    def _as(self, annotation: Any, value: Any) -> Any:
-        if annotation == list[TaskBrief]:
-            return self.briefs(value)
-        if annotation == TaskBrief | None:
-            return None if value is None else self.briefs([value])[0]
-        return value
-
     def briefs(self, ids: Iterable[str]) -> list[TaskBrief]:
         require = self.index.require
         return self.brief_cache.of([require(i) for i in ids])
-
-    def cut(
-        self, ids: Sequence[str], *, limit: int, cursor: str | None, query: object
-    ) -> Page[str]:
-        """The page of `ids` after `cursor`; the cursor is tied to `query` and the tree."""
-        generation = self.live.generation
-        return paginate(ids, limit=limit, cursor=cursor, query=query, generation=generation)
-
-    def page(
-        self, ids: Sequence[str], args: PagedInput, query: object
-    ) -> tuple[list[TaskRow], Page[str]]:
-        """One page of `ids` as task rows (brief or full, as `args.fields` asks)."""
-        page = self.cut(ids, limit=args.limit, cursor=args.cursor, query=query)
-        return self.views(page.items, args.fields, max_body_chars=args.max_body_chars), page
-
-    def window(self, *, limit: int, cursor: str | None, query: object) -> Window:
-        """The window after `cursor`, for a result that pages several lists with one cursor."""
-        return open_window(limit=limit, cursor=cursor, query=query, generation=self.live.generation)
 
     def close(self) -> None:
         self.live.close()

@@ -4,17 +4,15 @@ INVALID_ARGUMENT before any work, never an internal error or a stall)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated, Self
+from typing import Annotated
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field
 
 from storage.model import ID_PATTERN
 from storage.repository import MAX_FILE_BYTES
 from tasks_server.guidance import Guidance
-from tasks_server.paging import Page
-from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow
+from tasks_server.views import TaskRow
 
 __all__ = [
     "MAX_ID_CHARS",
@@ -28,7 +26,6 @@ __all__ = [
     "Moment",
     "NewIdArg",
     "PageInfo",
-    "PagedInput",
     "ShortText",
     "TaskPage",
     "Title",
@@ -75,15 +72,6 @@ class Input(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class PagedInput(Input):
-    limit: int = Field(50, ge=1, le=1000, description="Page size.")
-    cursor: str | None = Field(None, description="next_cursor from the previous page.")
-    fields: Fields = Field("brief", description=FIELDS_DESCRIPTION)
-    max_body_chars: int | None = Field(
-        2000, ge=0, description="With fields='full': bodies longer than this are cut and flagged."
-    )
-
-
 class Envelope(BaseModel):
     model_config = ConfigDict(extra="forbid")
     success: bool = Field(True, description="True when the call did what it was asked.")
@@ -91,21 +79,13 @@ class Envelope(BaseModel):
 
 
 class PageInfo(Envelope):
-    """The paging fields every list result carries; `of` fills them from a page."""
+    """The paging fields every list result carries (`tasks_server.listing` fills them)."""
 
     count: int = Field(description="Items on this page.")
     total: int = Field(description="Items matching, over all pages.")
     next_cursor: str | None = Field(
         description="Pass as cursor for the next page; null at the end."
     )
-
-    @classmethod
-    def of(
-        cls, tasks: Sequence[object], page: Page[str], guidance: Guidance, **extra: object
-    ) -> Self:
-        """This page's rows (under `tasks`) with their count, the total and the cursor."""
-        fields = {"count": len(tasks), "total": page.total, "next_cursor": page.next_cursor}
-        return cls.model_validate({"tasks": tasks, **fields, "guidance": guidance, **extra})
 
 
 class TaskPage(PageInfo):

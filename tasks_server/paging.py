@@ -1,8 +1,9 @@
 """Pages over long lists: `limit` and an opaque `cursor`, stable while the tree is unchanged.
 
-A cursor names the query it belongs to and the index generation it was cut from. When the
-tree changed between two pages, the cursor is refused (INVALID_CURSOR) rather than
-silently skipping or repeating items: the caller restarts from the first page.
+A cursor names the query it belongs to (the tool and its other arguments) and the index
+generation it was cut from. When the tree changed between two pages, the cursor is refused
+(INVALID_CURSOR) rather than silently skipping or repeating items: the caller restarts from
+the first page. The one page step every paged tool goes through is `tasks_server.listing`.
 """
 
 from __future__ import annotations
@@ -11,22 +12,11 @@ import base64
 import binascii
 import hashlib
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
 
 from tasks_server.errors import InvalidCursor
 
-__all__ = ["Page", "Window", "open_window", "paginate"]
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Page(Generic[T]):
-    items: list[T]
-    total: int
-    next_cursor: str | None
+__all__ = ["Window", "open_window"]
 
 
 def _fingerprint(query: object) -> str:
@@ -92,13 +82,3 @@ def open_window(*, limit: int, cursor: str | None, query: object, generation: in
         if cursor_generation != generation:
             raise InvalidCursor("the task tree changed since this cursor; restart without it")
     return Window(offset, limit, fingerprint, generation)
-
-
-def paginate(
-    items: Sequence[T], *, limit: int, cursor: str | None, query: object, generation: int
-) -> Page[T]:
-    """The page of `items` after `cursor` (or the first page)."""
-    window = open_window(limit=limit, cursor=cursor, query=query, generation=generation)
-    return Page(
-        list(items[window.offset : window.stop]), len(items), window.next_cursor(len(items))
-    )

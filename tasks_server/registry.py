@@ -13,13 +13,23 @@ import inspect
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel
 
-__all__ = ["Hints", "Tier", "ToolSpec", "discover", "tool"]
+from tasks_server.listing import Listing
+
+if TYPE_CHECKING:
+    from tasks_server.context import ServerContext
+
+__all__ = ["Handler", "Hints", "Tier", "ToolSpec", "discover", "tool"]
 
 Tier = Literal["query", "mutation", "workflow", "admin"]
+
+In = TypeVar("In", bound=BaseModel)
+Out = TypeVar("Out", bound=BaseModel | Listing[Any])
+Handler = Callable[["ServerContext", Any], BaseModel | Listing[Any]]
+"""What the registry keeps: any handler; `tool` checks each one's types where it is written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +50,7 @@ class ToolSpec:
     description: str
     input_model: type[BaseModel]
     output_model: type[BaseModel]
-    handler: Callable[[Any, Any], BaseModel]
+    handler: Handler
     hints: Hints = field(default_factory=Hints)
     meta: dict[str, Any] | None = None
 
@@ -54,18 +64,22 @@ def tool(
     read_only: bool = False,
     destructive: bool = False,
     idempotent: bool = False,
-) -> Callable[[Callable[[Any, Any], BaseModel]], Callable[[Any, Any], BaseModel]]:
-    """Declare a tool: its name is the function's, its description the docstring's."""
+) -> Callable[[Callable[[ServerContext, In], Out]], Callable[[ServerContext, In], Out]]:
+    """Declare a tool: its name is the function's, its description the docstring's, its input
+    model the type of `args`, its output model the return type (for a paged tool returning
+    `Listing[Output]`, that `Output`). mypy checks every handler against this signature."""
 
-    def declare(fn: Callable[[Any, Any], BaseModel]) -> Callable[[Any, Any], BaseModel]:
+    def declare(fn: Callable[[ServerContext, In], Out]) -> Callable[[ServerContext, In], Out]:
         hints = inspect.get_annotations(fn, eval_str=True)
+        returned = hints["return"]
+        origin: object = get_origin(returned)
         _DECLARED.append(
             ToolSpec(
                 name=fn.__name__,
                 tier=tier,
                 description=inspect.cleandoc(fn.__doc__ or ""),
                 input_model=hints["args"],
-                output_model=hints["return"],
+                output_model=get_args(returned)[0] if origin is Listing else returned,
                 handler=fn,
                 hints=Hints(read_only, destructive, idempotent),
             )

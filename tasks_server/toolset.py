@@ -3,10 +3,11 @@
 `Toolset.run(name, arguments)` is the whole life of a call: the name is checked against our
 own registry (UNKNOWN_TOOL, TOOL_NOT_ALLOWED), the arguments are validated once by the tool's
 input model (unknown keys are refused by the model itself), the tree is brought up to date
-(read-your-writes: `LiveTree.snapshot`), the handler runs on it, and the output
-model is dumped to JSON-ready data whose guidance names only tools this session can call.
-Any exception becomes an error payload through `errors.classify`. The MCP face
-(`tasks_server.edge.server`) and the human CLI both call this; neither knows the other.
+(read-your-writes: `LiveTree.snapshot`), the handler runs on it, a paged result is cut to
+the page the cursor asks for (`tasks_server.listing.page`), and the output model is dumped
+to JSON-ready data whose guidance names only tools this session can call. Any exception
+becomes an error payload through `errors.classify`. The MCP face (`tasks_server.edge.server`)
+and the human CLI both call this; neither knows the other.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from tasks_server.errors import (
     shorten,
 )
 from tasks_server.guidance import for_session, guide, nearest_tools
+from tasks_server.listing import Listing, page
 from tasks_server.registry import ToolSpec, discover
 from tasks_server.roles import tool_filter
 
@@ -72,7 +74,7 @@ class Toolset:
     """Every known tool, the ones this session may call, and the context they run on."""
 
     def __init__(
-        self, specs: Sequence[ToolSpec], context: Any, allowed: Callable[[str, str], bool]
+        self, specs: Sequence[ToolSpec], context: ServerContext, allowed: Callable[[str, str], bool]
     ) -> None:
         self.specs = {spec.name: spec for spec in specs}
         self.context = context
@@ -100,6 +102,8 @@ class Toolset:
             args = spec.input_model.model_validate(arguments)
             with self.context.live.snapshot():  # every change finished before the call is in it
                 output = spec.handler(self.context, args)
+                if isinstance(output, Listing):
+                    output = page(self.context, name, args, output, spec.output_model)
             data: dict[str, Any] = output.model_dump(mode="json")
         except Exception as exc:
             return Outcome(self._error(name, exc), True)

@@ -7,6 +7,7 @@ The return keys are the ones seed 004 lists (extended, never renamed). Where the
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Generic, TypeVar
 
@@ -15,18 +16,15 @@ from pydantic import BaseModel, Field
 from graph import metrics, review, topology
 from graph.metrics import GraphMetrics
 from graph.review import Staleness, Velocity
+from graph.sections import Sections
 from graph.topology import ScoringFactors, TopologyRow
-from graph.windowing import window_named
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
+from tasks_server.listing import Limit, Listing, PageArgs
 from tasks_server.models import MAX_SINCE_DAYS, Envelope, IdArg, Input, PageInfo
-from tasks_server.paging import Window
 from tasks_server.registry import tool
-from tasks_server.tools.structure import SignalsPage, signals_page
+from tasks_server.tools.structure import SignalsPage, signals_listing
 from tasks_server.views import TaskBrief
-
-LIMIT = Field(100, ge=1, le=1000, description="Page size for long lists.")
-CURSOR = Field(None, description="next_cursor from the previous page.")
 
 
 class GetGraphMetricsInput(Input):
@@ -65,12 +63,11 @@ def get_graph_metrics(ctx: ServerContext, args: GetGraphMetricsInput) -> GetGrap
     )
 
 
-class GetTaskScoringFactorsInput(Input):
+class GetTaskScoringFactorsInput(PageArgs):
     ready_only: bool = Field(True, description="Only tasks that are ready now.")
     include_done: bool = Field(False, description="Include done and cancelled tasks.")
     project: IdArg | None = Field(None, description="Only this project.")
-    limit: int = LIMIT
-    cursor: str | None = CURSOR
+    limit: Limit = 100
 
 
 class GetTaskScoringFactorsOutput(PageInfo):
@@ -80,35 +77,35 @@ class GetTaskScoringFactorsOutput(PageInfo):
 @tool("query", read_only=True, idempotent=True)
 def get_task_scoring_factors(
     ctx: ServerContext, args: GetTaskScoringFactorsInput
-) -> GetTaskScoringFactorsOutput:
+) -> Listing[GetTaskScoringFactorsOutput]:
     """Per task: ages, degrees, depth, body length, acceptance criteria. You compute value."""
-    query = ("scoring", args.ready_only, args.include_done, args.project)
     index = ctx.index
     ids = topology.scoring_ids(index, ready_only=args.ready_only, include_done=args.include_done)
     if args.project is not None:
         ids = [i for i in ids if index.require(i).project == args.project]
-    page = ctx.cut(ids, limit=args.limit, cursor=args.cursor, query=query)
-    rows = [topology.task_factors(index, index.require(i), ctx.clock()) for i in page.items]
-    return GetTaskScoringFactorsOutput.of(
-        rows,
-        page,
+
+    def rows(page: Sequence[str]) -> list[ScoringFactors]:
+        return [topology.task_factors(index, index.require(i), ctx.clock()) for i in page]
+
+    return Listing(
+        Sections({"tasks": ids}),
         guide(
             "factors_listed",
             "Rank these yourself, then call get_task on your pick",
             ["get_task", "get_task_neighborhood"],
         ),
+        rows=rows,
     )
 
 
-class GetTasksWithTopologyInput(Input):
+class GetTasksWithTopologyInput(PageArgs):
     project: IdArg | None = Field(None, description="Only this project.")
     status: str | None = Field(None, description="Only this status.")
     min_depth: int | None = Field(None, ge=0, description="Only tasks at least this deep.")
     min_blocking_count: int | None = Field(
         None, ge=0, description="Only tasks blocking at least this many."
     )
-    limit: int = LIMIT
-    cursor: str | None = CURSOR
+    limit: Limit = 100
 
 
 class GetTasksWithTopologyOutput(PageInfo):
@@ -118,44 +115,37 @@ class GetTasksWithTopologyOutput(PageInfo):
 @tool("query", read_only=True, idempotent=True)
 def get_tasks_with_topology(
     ctx: ServerContext, args: GetTasksWithTopologyInput
-) -> GetTasksWithTopologyOutput:
+) -> Listing[GetTasksWithTopologyOutput]:
     """Tasks with depth, child count, blocking counts, leaf flag, ready_days. Pass your own
     thresholds (min_depth, min_blocking_count)."""
-    filters = args.model_dump(exclude={"limit", "cursor"})
     index = ctx.index
-    ids = topology.topology_ids(index, **filters)
-    page = ctx.cut(ids, limit=args.limit, cursor=args.cursor, query=("topology", filters))
-    rows = [topology.topology_row(index, index.require(i), ctx.clock()) for i in page.items]
-    return GetTasksWithTopologyOutput.of(
-        rows,
-        page,
+
+    def rows(page: Sequence[str]) -> list[TopologyRow]:
+        return [topology.topology_row(index, index.require(i), ctx.clock()) for i in page]
+
+    return Listing(
+        Sections({"tasks": topology.topology_ids(index, **args.selection())}),
         guide(
             "topology_listed",
             "Apply your thresholds, then call get_task_neighborhood",
             ["get_task_neighborhood", "update_task"],
         ),
+        rows=rows,
     )
 
 
-class GetReviewSnapshotInput(Input):
+class GetReviewSnapshotInput(PageArgs):
     since_days: float = Field(
         1, ge=0, le=MAX_SINCE_DAYS, description="Window for changes_since, in days."
     )
-    limit: int = Field(
-        50,
-        ge=1,
-        le=1000,
-        description="Page size: at most this many tasks in changes_since, and signals.",
-    )
-    cursor: str | None = Field(None, description="next_cursor from the previous page.")
 
 
 Item = TypeVar("Item")
 
 
 class ChangesSincePage(BaseModel, Generic[Item]):
-    """changes_since's lists (graph.review.ChangesSince) paged as one sequence: over ids,
-    then (`ChangesSincePage[TaskBrief]`) as the briefs the result carries."""
+    """changes_since's lists (graph.review.ChangesSince) paged as one sequence, as the briefs
+    the result carries."""
 
     tasks_created: list[Item] = Field(description="Created in the window (this page).")
     tasks_created_total: int = Field(description="Created in the window, all pages.")
@@ -179,40 +169,29 @@ class GetReviewSnapshotOutput(Envelope):
     )
 
 
-def _changes_page(
-    ctx: ServerContext, changes: review.ChangesSince, window: Window
-) -> tuple[ChangesSincePage[TaskBrief], str | None]:
-    """changes_since's three lists paged as one sequence: created, completed, modified."""
-    windowed = window_named(dict(changes), window.offset, window.limit)
-    found = ChangesSincePage[str](**windowed.fields())
-    return ctx.expand(ChangesSincePage[TaskBrief], found), window.next_cursor(windowed.total)
-
-
 @tool("query", read_only=True, idempotent=True)
 def get_review_snapshot(
     ctx: ServerContext, args: GetReviewSnapshotInput
-) -> GetReviewSnapshotOutput:
+) -> Listing[GetReviewSnapshotOutput]:
     """Everything for a periodic review: metrics, signals, changes since N days (paged),
     staleness, 7-day velocity. You write the report."""
     found = review.review_snapshot(ctx.index, since_days=args.since_days, now=ctx.clock())
-    window = ctx.window(limit=args.limit, cursor=args.cursor, query=("review", args.since_days))
-    changes, next_cursor = _changes_page(ctx, found.changes_since, window)
-    more = "Call get_review_snapshot with cursor=next_cursor for the rest of changes_since"
-    result = GetReviewSnapshotOutput(
-        timestamp=found.timestamp,
-        metrics=found.metrics,
-        signals=signals_page(ctx, found.signals, offset=0, limit=args.limit)[0],
-        changes_since=changes,
-        staleness=found.staleness,
-        velocity=found.velocity,
-        next_cursor=next_cursor,
-        guidance=guide(
+    facts = {
+        "timestamp": found.timestamp,
+        "metrics": found.metrics,
+        "signals": signals_listing(ctx, found.signals),
+        "staleness": found.staleness,
+        "velocity": found.velocity,
+    }
+    return Listing(
+        Sections(dict(found.changes_since), facts),
+        guide(
             "review_ready",
-            more if next_cursor else "Write the review; call get_blocked_tasks for detail",
+            "Write the review; call get_blocked_tasks for detail",
             ["get_blocked_tasks", "get_structural_signals", "get_ready_tasks"],
         ),
+        more="Call get_review_snapshot with cursor=next_cursor for the rest of changes_since",
     )
-    return result
 
 
 class GetIndexStatsInput(Input):

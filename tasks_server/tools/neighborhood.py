@@ -1,4 +1,4 @@
-"""Query tier, seed 004: a task's neighbourhood and its decomposition context.
+"""Query tier: a task's neighbourhood and its decomposition context.
 
 Every list in these results is paged with one `limit` and one `cursor`, as one sequence
 read in the order the fields come: a page holds at most `limit` tasks in all, each list
@@ -8,60 +8,29 @@ silently.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TypeVar
-
 from pydantic import BaseModel, Field
 
 from graph import neighborhood
+from graph.neighborhood import NEIGHBORHOOD_LISTS
 from tasks_server.context import ServerContext
+from tasks_server.errors import ToolFailure
 from tasks_server.guidance import guide
-from tasks_server.models import Envelope, IdArg, Input
+from tasks_server.listing import Limit, Listing, PageArgs
+from tasks_server.models import Envelope, IdArg
 from tasks_server.registry import tool
 from tasks_server.views import TaskBrief, TaskView
 
 PAGED = "This page's part (see limit, cursor)."
-M = TypeVar("M", bound=BaseModel)
-
-Find = Callable[..., neighborhood.Neighborhood | neighborhood.DecompositionContext]
-"""A graph query of `graph.neighborhood`: its lists cut to one window, `total` counting all."""
 NEXT_CURSOR = "Pass as cursor for the next page of the lists; null when all lists are done."
 
 
-class TaskIdInput(Input):
+class TaskIdInput(PageArgs):
     task_id: IdArg = Field(description="Exact task id.")
-    limit: int = Field(
-        25, ge=1, le=1000, description="Page size: at most this many tasks in all lists."
-    )
-    cursor: str | None = Field(None, description="next_cursor from the previous page.")
+    limit: Limit = 25
 
 
-@dataclass(frozen=True, slots=True)
-class Paging:
-    """One tool of this module: its name, and the guidance once every page is read."""
-
-    tool: str
-    state: str
-    then: str
-    tools: list[str]
-
-
-def _paged(ctx: ServerContext, args: TaskIdInput, target: type[M], find: Find, paging: Paging) -> M:
-    """`target` for `args.task_id`: what `find` finds, its lists cut to this page, the task
-    in full, and guidance that first asks for the rest of the lists while pages remain."""
-    query = (paging.tool, args.task_id)
-    window = ctx.window(limit=args.limit, cursor=args.cursor, query=query)
-    found = find(ctx.index, args.task_id, offset=window.offset, limit=window.limit)
-    next_cursor = window.next_cursor(found.total)
-    more = f"Call {paging.tool} with cursor=next_cursor for the rest of the lists"
-    return ctx.expand(
-        target,
-        found,
-        task=ctx.view(ctx.index.require(args.task_id), "full"),
-        next_cursor=next_cursor,
-        guidance=guide(paging.state, more if next_cursor else paging.then, paging.tools),
-    )
+def _more(tool_name: str) -> str:
+    return f"Call {tool_name} with cursor=next_cursor for the rest of the lists"
 
 
 class ParentContext(BaseModel):
@@ -88,14 +57,17 @@ class GetDecompositionContextOutput(Envelope):
 @tool("query", read_only=True, idempotent=True)
 def get_decomposition_context(
     ctx: ServerContext, args: TaskIdInput
-) -> GetDecompositionContextOutput:
+) -> Listing[GetDecompositionContextOutput]:
     """What you need to split a task: it, its children, parent and siblings, project peers.
     Lists are paged as one sequence, in field order: follow next_cursor until null."""
+    task = ctx.index.require(args.task_id)
+    found = neighborhood.decomposition_context(ctx.index, task)
     then = f"Propose children, then call decompose_task on {args.task_id}"
-    tools = ["decompose_task", "get_task_neighborhood"]
-    paging = Paging("get_decomposition_context", "decomposition_context", then, tools)
-    find = neighborhood.decomposition_context
-    return _paged(ctx, args, GetDecompositionContextOutput, find, paging)
+    return Listing(
+        found.with_facts(task=ctx.view(task, "full")),
+        guide("decomposition_context", then, ["decompose_task", "get_task_neighborhood"]),
+        more=_more("get_decomposition_context"),
+    )
 
 
 class Relationships(BaseModel):
@@ -132,17 +104,37 @@ class GetTaskNeighborhoodOutput(Envelope):
     next_cursor: str | None = Field(description=NEXT_CURSOR)
 
 
+class GetTaskNeighborhoodInput(TaskIdInput):
+    sections: list[str] | None = Field(
+        None,
+        description="Only these lists come back, paged (others come back empty, their "
+        f"totals still counted): any of {', '.join(NEIGHBORHOOD_LISTS)}. Default: all.",
+    )
+
+
 @tool("query", read_only=True, idempotent=True)
-def get_task_neighborhood(ctx: ServerContext, args: TaskIdInput) -> GetTaskNeighborhoodOutput:
+def get_task_neighborhood(
+    ctx: ServerContext, args: GetTaskNeighborhoodInput
+) -> Listing[GetTaskNeighborhoodOutput]:
     """A task with its parent, children, dependencies, dependents, project peers and the
     orphan tasks. Lists are paged as one sequence, in field order: follow next_cursor until
-    null. You decide which relationships to add."""
-    return _paged(ctx, args, GetTaskNeighborhoodOutput, neighborhood.neighborhood, NEIGHBORHOOD)
-
-
-NEIGHBORHOOD = Paging(
-    "get_task_neighborhood",
-    "neighborhood_shown",
-    "Read the lists; link tasks with update_task",
-    ["update_task", "get_decomposition_context"],
-)
+    null; `sections` leaves lists out. You decide which relationships to add."""
+    unknown = sorted(set(args.sections or ()) - set(NEIGHBORHOOD_LISTS))
+    if unknown:
+        raise ToolFailure(
+            "INVALID_ARGUMENT",
+            f"unknown sections {unknown}; choose from {', '.join(NEIGHBORHOOD_LISTS)}",
+        )
+    task = ctx.index.require(args.task_id)
+    found = neighborhood.neighborhood(ctx.index, task)
+    chosen = NEIGHBORHOOD_LISTS if args.sections is None else args.sections
+    return Listing(
+        found.with_facts(task=ctx.view(task, "full")),
+        guide(
+            "neighborhood_shown",
+            "Read the lists; link tasks with update_task",
+            ["update_task", "get_decomposition_context"],
+        ),
+        more=_more("get_task_neighborhood"),
+        hidden=frozenset(NEIGHBORHOOD_LISTS) - set(chosen),
+    )

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 from pydantic import Field
 
 from graph import query, readiness
+from graph.index import TaskIndex
 from graph.query import TreeNode
+from graph.sections import Sections
 from storage.model import normalise_status
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
-from tasks_server.models import Envelope, IdArg, Input, PagedInput, PageInfo, TaskPage
+from tasks_server.listing import Listing, TaskListArgs
+from tasks_server.models import Envelope, IdArg, Input, PageInfo, TaskPage
 from tasks_server.registry import tool
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow, TaskView
 
@@ -45,7 +50,7 @@ def get_task(ctx: ServerContext, args: GetTaskInput) -> GetTaskOutput:
     )
 
 
-class ListTasksInput(PagedInput):
+class ListTasksInput(TaskListArgs):
     project: IdArg | None = Field(None, description="Only this project.")
     status: str | None = Field(None, description="Only this status (aliases accepted).")
     type: str | None = Field(None, description="Only this type.")
@@ -61,23 +66,20 @@ class ListTasksOutput(TaskPage):
 
 
 @tool("query", read_only=True, idempotent=True)
-def list_tasks(ctx: ServerContext, args: ListTasksInput) -> ListTasksOutput:
+def list_tasks(ctx: ServerContext, args: ListTasksInput) -> Listing[ListTasksOutput]:
     """Tasks matching every given filter, ordered by priority, order, id."""
-    filters = args.model_dump(exclude={"limit", "cursor", "fields", "max_body_chars"})
-    ids = query.list_tasks(ctx.index, **filters)
-    views, page = ctx.page(ids, args, ("list_tasks", filters))
-    return ListTasksOutput.of(
-        views,
-        page,
+    ids = query.list_tasks(ctx.index, **args.selection())
+    return Listing(
+        Sections({"tasks": ids}),
         guide(
-            "tasks_listed" if page.total else "no_tasks_match",
-            "Call get_task for details" if page.total else "Loosen the filters",
+            "tasks_listed" if ids else "no_tasks_match",
+            "Call get_task for details" if ids else "Loosen the filters",
             ["get_task", "get_task_neighborhood", "search_tasks"],
         ),
     )
 
 
-class SearchTasksInput(PagedInput):
+class SearchTasksInput(TaskListArgs):
     query: str = Field(min_length=1, description="Case-insensitive substring of title or body.")
 
 
@@ -86,22 +88,20 @@ class SearchTasksOutput(TaskPage):
 
 
 @tool("query", read_only=True, idempotent=True)
-def search_tasks(ctx: ServerContext, args: SearchTasksInput) -> SearchTasksOutput:
+def search_tasks(ctx: ServerContext, args: SearchTasksInput) -> Listing[SearchTasksOutput]:
     """Tasks whose title or body contains the text (case-insensitive), ordered by id."""
     ids = query.search_tasks(ctx.index, args.query)
-    views, page = ctx.page(ids, args, ("search_tasks", args.query))
-    return SearchTasksOutput.of(
-        views,
-        page,
+    return Listing(
+        Sections({"tasks": ids}),
         guide(
-            "matches_found" if page.total else "no_matches",
-            "Call get_task on a match" if page.total else "Try a shorter query or list_tasks",
+            "matches_found" if ids else "no_matches",
+            "Call get_task on a match" if ids else "Try a shorter query or list_tasks",
             ["get_task", "list_tasks"],
         ),
     )
 
 
-class TaskIdPagedInput(PagedInput):
+class TaskIdPagedInput(TaskListArgs):
     task_id: IdArg = Field(description=TASK_ID)
 
 
@@ -110,20 +110,16 @@ class GetChildrenOutput(TaskPage):
 
 
 @tool("query", read_only=True, idempotent=True)
-def get_children(ctx: ServerContext, args: TaskIdPagedInput) -> GetChildrenOutput:
+def get_children(ctx: ServerContext, args: TaskIdPagedInput) -> Listing[GetChildrenOutput]:
     """A task's direct children, in sibling order."""
-    ctx.index.require(args.task_id)
     ids = ctx.index.children(args.task_id)
-    views, page = ctx.page(ids, args, ("get_children", args.task_id))
-    return GetChildrenOutput.of(
-        views,
-        page,
+    return Listing(
+        Sections({"tasks": ids}, {"parent_id": args.task_id}),
         guide(
-            "has_children" if page.total else "no_children",
-            "Call get_task on a child" if page.total else f"Call decompose_task on {args.task_id}",
+            "has_children" if ids else "no_children",
+            "Call get_task on a child" if ids else f"Call decompose_task on {args.task_id}",
             ["get_task", "decompose_task", "reorder_children"],
         ),
-        parent_id=args.task_id,
     )
 
 
@@ -213,30 +209,12 @@ def _count(nodes: list[TreeNode]) -> int:
     return total
 
 
-class ProjectPagedInput(PagedInput):
+class ProjectPagedInput(TaskListArgs):
     project: IdArg | None = Field(None, description="Only this project.")
 
 
 class GetReadyTasksOutput(TaskPage):
     pass
-
-
-@tool("query", read_only=True, idempotent=True)
-def get_ready_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetReadyTasksOutput:
-    """Tasks ready to start: status active, nothing blocking, no open children."""
-    ids = readiness.ready_tasks(ctx.index, project=args.project)
-    views, page = ctx.page(ids, args, ("ready", args.project))
-    return GetReadyTasksOutput.of(
-        views,
-        page,
-        guide(
-            "ready_tasks_available" if page.total else "nothing_ready",
-            "Call get_task_scoring_factors to rank them yourself"
-            if page.total
-            else "Call get_blocked_tasks to see what holds work back",
-            ["get_task_scoring_factors", "get_task", "get_blocked_tasks", "update_task"],
-        ),
-    )
 
 
 class BlockedTask(Input):
@@ -252,42 +230,67 @@ class GetBlockedTasksOutput(PageInfo):
     tasks: list[BlockedTask] = Field(description="Blocked tasks with the reasons.")
 
 
-@tool("query", read_only=True, idempotent=True)
-def get_blocked_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetBlockedTasksOutput:
-    """Blocked tasks, each with why: unmet, dangling, cycle, blocked ancestor, status."""
-    ids = readiness.blocked_ids(ctx.index, project=args.project)
-    views, page = ctx.page(ids, args, ("blocked", args.project))
-    items = [BlockedTask(task=view, **ctx.index.reasons(view.id).model_dump()) for view in views]
-    return GetBlockedTasksOutput.of(
-        items,
-        page,
-        guide(
-            "blocked_tasks_found" if page.total else "nothing_blocked",
-            "Resolve the first unmet dependency or dangling id"
-            if page.total
-            else "Call get_ready_tasks",
-            ["get_dependencies", "update_task", "get_structural_signals", "get_ready_tasks"],
-        ),
-    )
-
-
 class GetReviewTasksOutput(TaskPage):
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class ByState:
+    """One of the task lists by state: how it is found and what guidance it gives."""
+
+    find: Callable[[TaskIndex, str | None], list[str]]
+    found: tuple[str, str]  # state token and next action when the list has tasks
+    empty: tuple[str, str]  # ... and when it has none
+    tools: list[str]
+
+
+def _by_state(ctx: ServerContext, args: ProjectPagedInput, kind: ByState) -> Listing[Any]:
+    ids = kind.find(ctx.index, args.project)
+    state, next_action = kind.found if ids else kind.empty
+    return Listing(Sections({"tasks": ids}), guide(state, next_action, kind.tools))
+
+
+READY = ByState(
+    lambda index, project: readiness.ready_tasks(index, project=project),
+    ("ready_tasks_available", "Call get_task_scoring_factors to rank them yourself"),
+    ("nothing_ready", "Call get_blocked_tasks to see what holds work back"),
+    ["get_task_scoring_factors", "get_task", "get_blocked_tasks", "update_task"],
+)
+BLOCKED = ByState(
+    lambda index, project: readiness.blocked_ids(index, project=project),
+    ("blocked_tasks_found", "Resolve the first unmet dependency or dangling id"),
+    ("nothing_blocked", "Call get_ready_tasks"),
+    ["get_dependencies", "update_task", "get_structural_signals", "get_ready_tasks"],
+)
+REVIEW = ByState(
+    lambda index, project: readiness.review_tasks(index, project=project),
+    ("reviews_waiting", "Review a task, then complete_task or update_task"),
+    ("no_reviews", "Call get_ready_tasks"),
+    ["get_task", "complete_task", "update_task", "get_ready_tasks"],
+)
+
+
 @tool("query", read_only=True, idempotent=True)
-def get_review_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetReviewTasksOutput:
+def get_ready_tasks(ctx: ServerContext, args: ProjectPagedInput) -> Listing[GetReadyTasksOutput]:
+    """Tasks ready to start: status active, nothing blocking, no open children."""
+    return _by_state(ctx, args, READY)
+
+
+@tool("query", read_only=True, idempotent=True)
+def get_blocked_tasks(
+    ctx: ServerContext, args: ProjectPagedInput
+) -> Listing[GetBlockedTasksOutput]:
+    """Blocked tasks, each with why: unmet, dangling, cycle, blocked ancestor, status."""
+
+    def rows(ids: Sequence[str]) -> list[BlockedTask]:
+        fields, max_body_chars = args.row_fields()
+        views = ctx.views(ids, fields, max_body_chars=max_body_chars)
+        return [BlockedTask(task=v, **ctx.index.reasons(v.id).model_dump()) for v in views]
+
+    return replace(_by_state(ctx, args, BLOCKED), rows=rows)
+
+
+@tool("query", read_only=True, idempotent=True)
+def get_review_tasks(ctx: ServerContext, args: ProjectPagedInput) -> Listing[GetReviewTasksOutput]:
     """Tasks with status review."""
-    ids = readiness.review_tasks(ctx.index, project=args.project)
-    views, page = ctx.page(ids, args, ("review", args.project))
-    return GetReviewTasksOutput.of(
-        views,
-        page,
-        guide(
-            "reviews_waiting" if page.total else "no_reviews",
-            "Review a task, then complete_task or update_task"
-            if page.total
-            else "Call get_ready_tasks",
-            ["get_task", "complete_task", "update_task", "get_ready_tasks"],
-        ),
-    )
+    return _by_state(ctx, args, REVIEW)

@@ -13,11 +13,12 @@ from typing import Any
 from pydantic import Field
 
 from graph import signals
+from graph.sections import Sections
 from graph.signals import DanglingReferences, DuplicateIdSignal, StructuralSignals, UnparseableFile
-from graph.windowing import window_named
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
-from tasks_server.models import Envelope, Input
+from tasks_server.listing import Listing, PageArgs
+from tasks_server.models import Envelope
 from tasks_server.registry import tool
 
 TOTALS = (
@@ -62,25 +63,36 @@ def _lists(found: StructuralSignals) -> dict[str, list[Any]]:
     }
 
 
-def signals_page(
-    ctx: ServerContext, found: StructuralSignals, *, offset: int, limit: int
-) -> tuple[SignalsPage, int]:
-    """The page `[offset, offset + limit)` of every signal (load problems included), and how
-    many signals there are in all."""
-    window = window_named(_lists(with_load_problems(ctx, found)), offset, limit)
-    part = dict(window.parts)
+def _nest(values: dict[str, Any]) -> dict[str, Any]:
+    """The three dangling lists of a page under `dangling_references`, as the result has them."""
     dangling = DanglingReferences(
-        parent=part.pop("dangling_parent"),
-        depends_on=part.pop("dangling_depends_on"),
-        soft_depends_on=part.pop("dangling_soft_depends_on"),
+        parent=values["dangling_parent"],
+        depends_on=values["dangling_depends_on"],
+        soft_depends_on=values["dangling_soft_depends_on"],
     )
-    page = SignalsPage(**part, dangling_references=dangling, totals=window.totals)
-    return page, window.total
+    return {**values, "dangling_references": dangling}
 
 
-class GetStructuralSignalsInput(Input):
-    limit: int = Field(50, ge=1, le=1000, description="Page size: at most this many signals.")
-    cursor: str | None = Field(None, description="next_cursor from the previous page.")
+def signals_listing(ctx: ServerContext, found: StructuralSignals) -> Listing[Any]:
+    """Every signal (load problems included) as lists paged one after another."""
+    lists = _lists(with_load_problems(ctx, found))
+    total = sum(len(items) for items in lists.values())
+    more = "Call get_structural_signals with cursor=next_cursor for the rest"
+    fix = "Fix what you judge worth fixing with update_task"
+    return Listing(
+        Sections(lists),
+        guide(
+            "signals_found" if total else "no_signals",
+            fix if total else "Nothing to fix",
+            ["update_task", "get_task", "delete_task"],
+        ),
+        more=more,
+        shape=_nest,
+    )
+
+
+class GetStructuralSignalsInput(PageArgs):
+    pass
 
 
 class GetStructuralSignalsOutput(Envelope, SignalsPage):
@@ -92,22 +104,8 @@ class GetStructuralSignalsOutput(Envelope, SignalsPage):
 @tool("query", read_only=True, idempotent=True)
 def get_structural_signals(
     ctx: ServerContext, args: GetStructuralSignalsInput
-) -> GetStructuralSignalsOutput:
+) -> Listing[GetStructuralSignalsOutput]:
     """Raw lists: parent and dependency cycles, dangling references by field, duplicate ids,
     unparseable files, self-references, done tasks with open children, open tasks under
     done parents. Paged as one sequence in that order; totals counts every list."""
-    window = ctx.window(limit=args.limit, cursor=args.cursor, query=("signals",))
-    found = signals.structural_signals(ctx.index)
-    page, total = signals_page(ctx, found, offset=window.offset, limit=window.limit)
-    next_cursor = window.next_cursor(total)
-    more = "Call get_structural_signals with cursor=next_cursor for the rest"
-    fix = "Fix what you judge worth fixing with update_task"
-    return GetStructuralSignalsOutput(
-        **dict(page),
-        next_cursor=next_cursor,
-        guidance=guide(
-            "signals_found" if total else "no_signals",
-            (more if next_cursor else fix) if total else "Nothing to fix",
-            ["update_task", "get_task", "delete_task"],
-        ),
-    )
+    return signals_listing(ctx, signals.structural_signals(ctx.index))

@@ -20,6 +20,7 @@ from graph.neighborhood import decomposition_context, neighborhood
 from graph.query import render_ascii, tree
 from graph.readiness import blocked_tasks, in_progress_tasks, ready_tasks, review_tasks
 from graph.review import review_snapshot
+from graph.sections import Sections
 from graph.signals import structural_signals
 from graph.topology import scoring_factors, topology_rows
 from storage.importers import import_backlog, import_beads
@@ -106,11 +107,17 @@ SMALL_OUTPUTS: dict[str, Callable[[TaskIndex], Any]] = {
     "topology": lambda i: topology_rows(i, now=NOW),
     "scoring_factors": lambda i: scoring_factors(i, ready_only=False, include_done=True, now=NOW),
     "tree": lambda i: render_ascii(tree(i)).splitlines(),
-    "neighborhood_of_first_ready": lambda i: [neighborhood(i, t) for t in ready_tasks(i)[:1]],
+    "neighborhood_of_first_ready": lambda i: [
+        _sections(neighborhood(i, i.require(t))) for t in ready_tasks(i)[:1]
+    ],
     "decomposition_of_first_root": lambda i: [
-        decomposition_context(i, t) for t in sorted(i.tally.roots)[:1]
+        _sections(decomposition_context(i, i.require(t))) for t in sorted(i.tally.roots)[:1]
     ],
 }
+
+
+def _sections(sections: Sections) -> dict[str, Any]:
+    return {**sections.facts, **{name: list(ids) for name, ids in sections.lists.items()}}
 
 
 def _plain(value: Any) -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client
 
-from graph.neighborhood import DecompositionContext, Neighborhood
+from graph.neighborhood import decomposition_context, neighborhood
+from graph.sections import Sections
 from tasks_server.edge.schemas import input_schema, output_schema
 from tasks_server.guidance import ACTION_HELP
 from tasks_server.toolset import open_toolset
@@ -263,15 +265,19 @@ def keys_of(data: Any) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    ("tool", "graph_model"),
-    [("get_task_neighborhood", Neighborhood), ("get_decomposition_context", DecompositionContext)],
+    ("tool", "query"),
+    [("get_task_neighborhood", neighborhood), ("get_decomposition_context", decomposition_context)],
 )
 async def test_every_list_the_graph_computes_reaches_the_tool_result(
-    client: Client, tool: str, graph_model: type[Any]
+    client: Client, example_root: Path, tool: str, query: Callable[..., Sections]
 ) -> None:
     result = await client.call_tool(tool, {"task_id": "wx-6ca4a1a9"})
     found = keys_of(result.structured_content)
-    lost = set(graph_model.model_fields) - {"task_id", "total"} - found
+    toolset = open_toolset(example_root, watch=False)
+    index = toolset.context.index
+    sections = query(index, index.require("wx-6ca4a1a9"))
+    toolset.context.close()
+    lost = {*sections.lists, *sections.facts} - found
     assert not lost, f"{tool} drops {sorted(lost)}"
 
 

@@ -157,3 +157,41 @@ async def test_the_last_page_has_no_cursor_and_guidance_asks_for_more_until_then
     assert [page["next_cursor"] is None for page in found] == [False] * 5 + [True]
     assert "next_cursor" in found[0]["guidance"]["next_action"]
     assert "update_task" in found[-1]["guidance"]["next_action"]
+
+
+async def test_sections_choose_which_lists_are_paged_and_the_others_keep_their_totals(
+    hub: Client,
+) -> None:
+    found = await pages(
+        hub, "get_task_neighborhood", task_id="hub", limit=4, sections=["children", "blocks"]
+    )
+    assert len(found) == 5  # 11 children and 9 blocked: 20, 4 a page
+    relations = "existing_relationships"
+    assert sorted(gather(found, relations, "children")) == CHILDREN
+    assert sorted(gather(found, relations, "blocks")) == BLOCKED
+    assert gather(found, relations, "depends_on") == gather(found, "orphan_tasks") == []
+    for page in found:
+        assert page[relations]["depends_on_total"] == len(NEEDED)
+        assert page["orphan_total"] == 7
+
+
+async def test_one_page_can_hold_a_whole_large_section(hub: Client) -> None:
+    page = await call(
+        hub, "get_task_neighborhood", task_id="hub", limit=1000, sections=["same_project_tasks"]
+    )
+    assert len(page["same_project_tasks"]) == page["same_project_total"] == 26
+    assert page["next_cursor"] is None
+
+
+async def test_an_unknown_section_is_an_invalid_argument_naming_the_choices(hub: Client) -> None:
+    data = await fail(hub, "get_task_neighborhood", task_id="hub", sections=["cousins"])
+    assert data["error"]["code"] == "INVALID_ARGUMENT"
+    assert "cousins" in data["error"]["message"] and "orphan_tasks" in data["error"]["message"]
+
+
+async def test_a_cursor_does_not_carry_over_to_other_sections(hub: Client) -> None:
+    first = await call(hub, "get_task_neighborhood", task_id="hub", limit=4, sections=["blocks"])
+    data = await fail(
+        hub, "get_task_neighborhood", task_id="hub", limit=4, cursor=first["next_cursor"]
+    )
+    assert data["error"]["code"] == "INVALID_CURSOR"

@@ -1,0 +1,182 @@
+"""Paging, in one place: every tool whose result holds lists goes through `page`.
+
+A paged tool's input extends `PageArgs` (the one declaration of `limit` and `cursor`; a tool
+whose default page size differs says only that number). Its handler never reads them: it returns
+a `Listing`, the graph's `Sections` (whole named lists in task order, and scalar facts) with the
+guidance for the result. The toolset then calls `page`, which ties the cursor to the tool and
+its other arguments, cuts one window over the lists read one after another (so a page holds at
+most `limit` items in all), turns ids into rows, and fills the tool's output model by field
+name: each list under its name, its whole length under `<name>_total` (or `<stem>_total` for a
+list named `<stem>_tasks`), `count`, `total`, `totals` and `next_cursor` where the model has
+them. See docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import UnionType
+from typing import Annotated, Any, ClassVar, Generic, TypeVar, Union, get_args, get_origin
+
+from pydantic import BaseModel, Field
+
+from graph.sections import Sections
+from graph.windowing import window_named
+from tasks_server.context import ServerContext
+from tasks_server.guidance import Guidance
+from tasks_server.models import Input
+from tasks_server.paging import open_window
+from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskBrief, TaskView
+
+__all__ = ["MAX_PAGE", "Limit", "Listing", "PageArgs", "TaskListArgs", "page"]
+
+MAX_PAGE = 1000
+"""The largest page any tool gives."""
+
+M = TypeVar("M", bound=BaseModel)
+Rows = Callable[[Sequence[str]], Sequence[Any]]
+
+
+Limit = Annotated[
+    int, Field(ge=1, le=MAX_PAGE, description="Page size: at most this many items in all lists.")
+]
+"""The page size, declared once: a tool whose default differs writes `limit: Limit = 25`."""
+
+
+class PageArgs(Input):
+    """`limit` and `cursor`, declared once for every paged tool."""
+
+    NOT_QUERY: ClassVar[frozenset[str]] = frozenset({"limit", "cursor", "fields", "max_body_chars"})
+
+    limit: Limit = 50
+    cursor: str | None = Field(None, description="next_cursor from the previous page.")
+
+    def selection(self) -> dict[str, Any]:
+        """The arguments that choose what is listed (a cursor is tied to them); how rows are
+        shown (`fields`, `max_body_chars`) and where the page starts are not among them."""
+        return self.model_dump(mode="json", exclude=set(self.NOT_QUERY))
+
+    def row_fields(self) -> tuple[Fields, int | None]:
+        """How task rows are shown: brief unless the input asks for `fields`."""
+        return getattr(self, "fields", "brief"), getattr(self, "max_body_chars", None)
+
+
+@dataclass(frozen=True)
+class Listing(Generic[M]):
+    """What a paged tool's handler returns.
+
+    `hidden` lists are left out of the pages (their totals still count them); `rows` turns a
+    page's ids into the rows the output holds when they are not task views; `more` replaces
+    the guidance's next action while pages remain; `shape` moves page values where the
+    output nests them under other names.
+    """
+
+    sections: Sections
+    guidance: Guidance
+    more: str | None = None
+    rows: Rows | None = None
+    hidden: frozenset[str] = frozenset()
+    shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+
+
+class TaskListArgs(PageArgs):
+    """A page of task rows: `fields` and `max_body_chars` choose how each row is shown."""
+
+    fields: Fields = Field("brief", description=FIELDS_DESCRIPTION)
+    max_body_chars: int | None = Field(
+        2000, ge=0, description="With fields='full': bodies longer than this are cut and flagged."
+    )
+
+
+def page(ctx: ServerContext, tool: str, args: BaseModel, listing: Listing[M], target: type[M]) -> M:
+    """`target` holding the page of `listing` that `args.cursor` points at."""
+    if not isinstance(args, PageArgs):
+        raise TypeError(f"{tool} returns a Listing, but its input has no limit and cursor")
+    generation = ctx.live.generation
+    window = open_window(
+        limit=args.limit, cursor=args.cursor, query=(tool, args.selection()), generation=generation
+    )
+    values = _page_values(ctx, args, listing, window.offset, window.limit)
+    next_cursor = window.next_cursor(values["total"])
+    guidance = listing.guidance
+    if next_cursor and listing.more:
+        guidance = guidance.model_copy(update={"next_action": listing.more})
+    values |= {"next_cursor": next_cursor, "guidance": guidance}
+    return _fill(ctx, target, values, args)
+
+
+def _page_values(
+    ctx: ServerContext, args: PageArgs, listing: Listing[Any], offset: int, limit: int
+) -> dict[str, Any]:
+    lists = listing.sections.lists
+    shown = {name: ids for name, ids in lists.items() if name not in listing.hidden}
+    window = window_named(shown, offset, limit)
+    values: dict[str, Any] = {}
+    for name, ids in lists.items():
+        part = window.parts.get(name, [])
+        values[name] = listing.rows(part) if listing.rows else part
+        values[f"{name}_total"] = values[f"{name.removesuffix('_tasks')}_total"] = len(ids)
+    values |= {
+        "count": sum(len(part) for part in window.parts.values()),
+        "total": window.total,
+        "totals": {name: len(ids) for name, ids in lists.items()},
+    }
+    for name, fact in listing.sections.facts.items():  # a nested listing: its first page
+        nested = isinstance(fact, Listing)
+        values[name] = _page_values(ctx, args, fact, 0, limit) if nested else fact
+    return listing.shape(values) if listing.shape else values
+
+
+def _fill(ctx: ServerContext, target: type[M], values: Mapping[str, Any], args: PageArgs) -> M:
+    """`target` from `values` by field name; a nested model is filled from the same values
+    (or from its own, for a section paged on its own); ids become the rows the field holds."""
+    filled: dict[str, Any] = {}
+    for name, info in target.model_fields.items():
+        value = values.get(name, _ABSENT)
+        nested = _model(info.annotation)
+        if nested is not None and isinstance(value, dict):  # a section paged on its own
+            filled[name] = _fill(ctx, nested, value, args)
+        elif nested is not None and value is _ABSENT:
+            filled[name] = _fill(ctx, nested, values, args)
+        elif value is not _ABSENT:
+            filled[name] = _rows(ctx, info.annotation, value, args)
+    return target(**filled)
+
+
+_ABSENT = object()
+
+
+def _model(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return None
+
+
+def _rows(ctx: ServerContext, annotation: Any, value: Any, args: PageArgs) -> Any:
+    """`value` as the field declared `annotation` holds it: ids become briefs or task rows
+    (brief or full, as the arguments ask), an optional id an optional brief."""
+    kind = _task_kind(annotation)
+    if kind is None or value is None or isinstance(value, BaseModel):
+        return value  # not task rows, or a row already built (the task view of a fact)
+    if isinstance(value, str):
+        return ctx.briefs([value])[0]
+    if kind is TaskBrief:
+        return ctx.briefs(value)
+    fields, max_body_chars = args.row_fields()
+    return ctx.views(value, fields, max_body_chars=max_body_chars)
+
+
+def _task_kind(annotation: Any) -> type[BaseModel] | None:
+    """TaskBrief or TaskView when `annotation` holds task rows (a list of them, or an
+    optional brief); None for anything else, which passes through as it is."""
+    origin = get_origin(annotation)
+    if origin is list:
+        (item,) = get_args(annotation)
+        return _task_kind(item)
+    if origin in (Union, UnionType):
+        found = {_task_kind(arg) for arg in get_args(annotation)} - {None}
+        return TaskView if TaskView in found else found.pop() if found else None
+    base = getattr(annotation, "__origin__", annotation)  # Annotated[...] (TaskRow)
+    if base is not annotation:
+        return _task_kind(base)
+    return annotation if annotation in (TaskBrief, TaskView) else None
