@@ -24,7 +24,6 @@ True
 
 from __future__ import annotations
 
-import gc
 import math
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
@@ -34,6 +33,7 @@ from typing import Any
 
 import msgspec
 
+from storage.bulk import gc_paused
 from storage.errors import UnsafeFolder
 from storage.files import atomic_write, is_server_folder_safe, read_regular, server_folder
 from storage.table import FileResult
@@ -159,10 +159,5 @@ def load(root: Path) -> dict[str, FileResult]:
     data = read_regular(root / CACHE_FILE, MAX_CACHE_BYTES)
     if isinstance(data, str):
         return {}
-    was_enabled = gc.isenabled()
-    gc.disable()  # tens of thousands of new objects, no cycles: spare the collector
-    try:
+    with gc_paused():  # tens of thousands of new objects, no cycles: spare the collector
         return loads(data, root)
-    finally:
-        if was_enabled:
-            gc.enable()

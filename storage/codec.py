@@ -265,11 +265,17 @@ def dumps(task: Task) -> str:
     Raises Unrepresentable, before any text is returned, for a value UTF-8 cannot hold or
     a task whose file would not read back as a task with its id (a blank title, say).
     """
-    lines = [key_lines(key, value, "\n") for key, value in _fields_to_write(task)]
-    check_encodable(task.body, f"{task.id}: the body")
-    text = "---\n" + "".join(lines) + "---\n" + task.body
+    text = text_of(task)
     _check_reads_back(text, task.id)
     return text
+
+
+def text_of(task: Task) -> str:
+    """The text `dumps` writes, not yet parsed back: for a writer that checks the bytes it
+    is about to write itself (`reading.checked_bytes`), so a new file is parsed once."""
+    lines = [key_lines(key, value, "\n") for key, value in _fields_to_write(task)]
+    check_encodable(task.body, f"{task.id}: the body")
+    return "---\n" + "".join(lines) + "---\n" + task.body
 
 
 def _check_reads_back(text: str, task_id: str) -> None:

@@ -138,9 +138,10 @@ def read_for_update(relative: str, path: Path, fd: int | None, limit: int) -> tu
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def checked_bytes(relative: str, limit: int, text: str) -> bytes:
+def checked_bytes(relative: str, limit: int, text: str, *, task_id: str | None = None) -> bytes:
     """The bytes of a file about to be written, once they are known to read back as a
-    task: TooLarge over the size cap, WouldNotLoad if they would not read as a task."""
+    task (with `task_id`, when given): TooLarge over the size cap, WouldNotLoad if they
+    would not read as that task."""
     data = text.encode()
     if len(data) > limit:
         raise TooLarge(relative, len(data), limit)
@@ -148,6 +149,8 @@ def checked_bytes(relative: str, limit: int, text: str) -> bytes:
     if result.task is None:
         detail = result.problem.message if result.problem else "it would have no title"
         raise WouldNotLoad(relative, detail)
+    if task_id is not None and result.task.id != task_id:
+        raise WouldNotLoad(relative, f"it would read back with id {result.task.id!r}")
     return data
 
 

@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
-import gc
 import os
 import re
 import secrets
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from storage import codec
+from storage.bulk import gc_paused
 from storage.errors import (
     AlreadyExists,
     Conflict,
@@ -58,7 +59,14 @@ from storage.reading import (
 from storage.table import FileResult, FileTable
 from storage.temps import is_temp_name, sweep_one, sweep_temps
 
-__all__ = ["MAX_FILE_BYTES", "Survey", "TaskRepository", "mtime_of", "slugify"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "Survey",
+    "TaskRepository",
+    "TreeRead",
+    "mtime_of",
+    "slugify",
+]
 
 MAX_FILE_BYTES = 1024 * 1024
 IGNORE_FILE = ".tasksignore"
@@ -80,6 +88,18 @@ class Survey:
     def current(self) -> int:
         """How many known results are still current."""
         return len(self.found) - len(self.stale)
+
+
+@dataclass(frozen=True, slots=True)
+class TreeRead:
+    """One read of a whole tree: the walk, the results in walk order, their table, and the
+    seconds the walk and the reads took."""
+
+    survey: Survey
+    results: list[FileResult]
+    table: FileTable
+    walk_seconds: float
+    read_seconds: float
 
 
 def slugify(title: str, limit: int = 48) -> str:
@@ -235,17 +255,21 @@ class TaskRepository:
                 results.append(item)
         return results
 
+    def read_tree(self, cached: Mapping[str, FileResult] | None = None) -> TreeRead:
+        """Read the whole tree: one walk, then every file the walk could not take from
+        `cached` (from `storage.cache.load`: a file whose stamp is unchanged is not re-read).
+        The one way storage reads a tree; the cyclic GC is paused for it."""
+        with gc_paused():
+            started = time.perf_counter()
+            survey = self.survey(cached or {})
+            walked = time.perf_counter()
+            results = self.read_stale(survey)
+            table = FileTable.of(results)
+            return TreeRead(survey, results, table, walked - started, time.perf_counter() - walked)
+
     def scan(self, cached: Mapping[str, FileResult] | None = None) -> FileTable:
-        """Read the whole tree. With `cached` (from `storage.cache.load`), a file whose
-        stamp (mtime, size) is unchanged is taken from the cache instead of re-read.
-        The cyclic GC is paused: bulk loads make no cycles."""
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return FileTable.of(self.read_stale(self.survey(cached or {})))
-        finally:
-            if was_enabled:
-                gc.enable()
+        """The whole tree's file table (`read_tree`'s)."""
+        return self.read_tree(cached).table
 
     # --- writing ---------------------------------------------------------------------
 
@@ -276,8 +300,8 @@ class TaskRepository:
     def _new_file(self, task: Task) -> tuple[str, bytes]:
         """Where a new task goes, and its checked bytes."""
         relative = self.path_for_new(task)
-        text = codec.dumps(replace(task, path=relative))
-        return relative, checked_bytes(relative, self.max_bytes, text)
+        text = codec.text_of(replace(task, path=relative))  # serialised once, parsed once:
+        return relative, checked_bytes(relative, self.max_bytes, text, task_id=task.id)
 
     def update(
         self,

@@ -35,11 +35,12 @@ from pathlib import Path
 
 from graph.index import TaskIndex
 from storage import cache
+from storage.bulk import gc_paused
 from storage.repository import Survey, TaskRepository
 from storage.table import Delta, FileResult, FileTable, Problem
 from storage.watch import Drained, ThreadWatch, TreeWatch
 
-__all__ = ["LiveTree", "RefreshStats", "StartStats"]
+__all__ = ["LiveTree", "Loaded", "RefreshStats", "StartStats", "load_tree"]
 
 log = logging.getLogger(__name__)
 
@@ -68,19 +69,6 @@ class StartStats:
         return self.cache_load + self.walk + self.parse + self.index + self.cache_save
 
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC: loading allocates heavily and makes no garbage cycles. One pause
-    for the whole load, or each re-enable sweeps everything allocated so far."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _freeze_loaded_objects() -> None:
     """Move everything loaded so far out of the cyclic GC's view: the tasks and the index
     live as long as the server, and scanning them on every collection roughly doubled the
@@ -99,30 +87,39 @@ def _cache_is_current(
     return not any(cache.is_storable(result) for result in fresh)
 
 
-def _load(
-    repository: TaskRepository, use_cache: bool
-) -> tuple[FileTable, TaskIndex, StartStats, frozenset[str]]:
-    """The first load: the cache, a walk that stats every file, a read of the files the
-    cache does not answer, the index; then the cache is saved if it changed. Also returns
-    the task files that are symlinks (their targets change without an event of theirs)."""
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A whole tree as one load left it: the file table, the index, where the time went,
+    and the task files that are symlinks (their targets change without an event of theirs)."""
+
+    table: FileTable
+    index: TaskIndex
+    stats: StartStats
+    links: frozenset[str]
+
+
+def load_tree(repository: TaskRepository, *, use_cache: bool) -> Loaded:
+    """The one way a tree is loaded. Warm (`use_cache`): the cache answers the files whose
+    stamp is unchanged, the others are read, and the cache is saved if it changed. Cold:
+    every file is read and no cache is touched (an installed example; the admin rebuild)."""
     laps = [time.perf_counter()]
-    with _gc_paused():
+    with gc_paused():
         cached = cache.load(repository.root) if use_cache else {}
         laps.append(time.perf_counter())
-        survey = repository.survey(cached)
-        laps.append(time.perf_counter())
-        results = repository.read_stale(survey)
-        table = FileTable.of(results)
-        laps.append(time.perf_counter())
-        index = TaskIndex.build(table.tasks())
+        read = repository.read_tree(cached)
+        index = TaskIndex.build(read.table.tasks())
         _freeze_loaded_objects()
         laps.append(time.perf_counter())
-    if use_cache and not _cache_is_current(cached, survey, results):
-        _save_cache(repository.root, results)
+    if use_cache and not _cache_is_current(cached, read.survey, read.results):
+        _save_cache(repository.root, read.results)
     laps.append(time.perf_counter())
-    loading, walk, parse, build, saving = (b - a for a, b in itertools.pairwise(laps))
-    stats = StartStats(loading, walk, parse, build, saving, len(survey.stale), survey.current)
-    return table, index, stats, survey.links
+    loading, rest, saving = (b - a for a, b in itertools.pairwise(laps))
+    walk, parse = read.walk_seconds, read.read_seconds
+    survey = read.survey
+    stats = StartStats(
+        loading, walk, parse, rest - walk - parse, saving, len(survey.stale), survey.current
+    )
+    return Loaded(read.table, index, stats, survey.links)
 
 
 def _save_cache(root: Path, results: Iterable[FileResult]) -> None:
@@ -168,7 +165,9 @@ class LiveTree:
         self.repository = TaskRepository(root, exclude=tuple(exclude))
         self.root = self.repository.root
         self._kernel = self._open_kernel_watch() if watch and inotify else None
-        self.table, self.index, self.start_stats, links = _load(self.repository, use_cache)
+        loaded = load_tree(self.repository, use_cache=use_cache)
+        self.table, self.index, self.start_stats = loaded.table, loaded.index, loaded.stats
+        links = loaded.links
         self.load_seconds = self.start_stats.seconds
         self.cache_hits = self.start_stats.files_cached
         self.loaded_at = time.time()
@@ -336,10 +335,9 @@ class LiveTree:
         with self.lock:
             if self._kernel is not None:
                 self._kernel.drain()  # what is queued now, the full read below includes
-            survey = self.repository.survey({})
-            table = FileTable.of(self.repository.read_stale(survey))
-            self.table, self.index = table, TaskIndex.build(table.tasks())
-            self._links = set(survey.links)
+            loaded = load_tree(self.repository, use_cache=False)
+            self.table, self.index = loaded.table, loaded.index
+            self._links = set(loaded.links)
             self.generation += 1
 
     @contextlib.contextmanager

@@ -126,8 +126,7 @@ def create_task(ctx: ServerContext, args: CreateTaskInput) -> CreateTaskOutput:
         raise ToolFailure("ALREADY_EXISTS", f"a task with id {task_id!r} exists")
     check_refs(ctx, args.parent, args.depends_on)
     raise_if_cycle(ctx, task_id, args.parent, args.depends_on)
-    task = _new_task(args, task_id, ctx.clock())
-    check_new_file(ctx, task)
+    task = _new_task(args, task_id, ctx.clock())  # the write checks its size, before writing
     probe = ReadinessProbe.take(ctx.index, [task_id])
     ctx.live.record([repo.create(task)])
     changes = probe.changes(ctx.index)
