@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import IO, Any, Final
+from typing import Any, Final
 
 import yaml_rs
 
@@ -41,7 +41,7 @@ from storage.yamltext import (
 )
 
 __all__ = [
-    "DELETE", "Parts", "Unrepresentable", "dump", "dumps", "load", "loads", "split", "update_text",
+    "DELETE", "Parts", "Unrepresentable", "dumps", "loads", "split", "text_of", "update_text",
 ]  # fmt: skip
 
 BOM = "\ufeff"
@@ -149,10 +149,6 @@ def loads(text: str, *, path: str = "", stem: str | None = None) -> Task:
     parts = split(text, path)
     meta = parse_front(parts, path)
     return to_task(meta, parts, path=path, stem=stem)
-
-
-def load(fp: IO[str], *, path: str = "", stem: str | None = None) -> Task:
-    return loads(fp.read(), path=path, stem=stem)
 
 
 def to_task(meta: dict[str, Any], parts: Parts, *, path: str, stem: str | None) -> Task:
@@ -285,10 +281,6 @@ def _check_reads_back(text: str, task_id: str) -> None:
         raise WouldNotLoad(task_id, exc.detail) from exc
     if again.id != task_id:
         raise WouldNotLoad(task_id, f"it would read back with id {again.id!r}")
-
-
-def dump(task: Task, fp: IO[str]) -> None:
-    fp.write(dumps(task))
 
 
 def _fields_to_write(task: Task) -> list[tuple[str, object]]:

@@ -257,9 +257,7 @@ class ThreadWatch:
                 ignore_permission_denied=True,
             ):
                 self._ready.set()
-                self._note(
-                    {p[len(self._prefix) :] for _, p in changes if p.startswith(self._prefix)}
-                )
+                self._note(self._relative(p for _, p in changes))
         except Exception:  # pragma: no cover - the callers walk the tree instead
             log.exception("file watcher stopped; falling back to stat walks")
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from graph.index import TaskIndex
 from storage.model import Task
@@ -24,6 +24,7 @@ from tasks_server.views import (
 )
 
 if TYPE_CHECKING:
+    from tasks_server.bots.catalog import BotCatalog
     from tasks_server.registry import ToolSpec
 
 __all__ = ["ServerContext"]
@@ -35,7 +36,7 @@ class ServerContext:
 
     live: LiveTree
     bots_dir: Path | None = None
-    bots: Any = None
+    bots: BotCatalog | None = None
     clock: Callable[[], datetime] = field(default=utc_now)
     brief_cache: BriefCache = field(default_factory=BriefCache, repr=False)
 

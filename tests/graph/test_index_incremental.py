@@ -120,4 +120,4 @@ def test_kept_task_orders_stay_equal_to_sorting_afresh_after_any_edits(
         assert kept_orders(index) == expected == kept_orders(TaskIndex.build(current(index)))
         for (kind, value), ids in expected.items():
             without = [i for i in ids if i != left_out]
-            assert index.in_order(kind, value, without=left_out)[:] == without
+            assert index.in_order(kind, value, without=left_out)[:] == without  # type: ignore[arg-type]

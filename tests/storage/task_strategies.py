@@ -33,7 +33,7 @@ MODEL_KEYS = frozenset(
      "context", "depth", "leaf", "children", "blocks", *TIME_KEYS}
 )  # fmt: skip
 
-_characters = st.characters(exclude_categories=("Cs",))
+_characters = st.characters(exclude_categories=["Cs"])
 _pieces = st.one_of(
     st.text(_characters, max_size=8),
     st.sampled_from(YAML_11_TRAPS + LINE_BREAKERS + CONTROLS + [" ", ": ", " #", "\n", "\r\n"]),

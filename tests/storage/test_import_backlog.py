@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import cast
 
 import frontmatter
 import pytest
@@ -316,7 +317,7 @@ def test_taskwright_references_all_resolve_and_the_report_counts_them(tmp_path: 
     named = [
         dependency
         for path in sorted(TASKWRIGHT.rglob("*.md"))
-        for dependency in frontmatter.load(path).get("dependencies") or []
+        for dependency in cast(list[str], frontmatter.load(path).get("dependencies") or [])
     ]
 
     assert len(named) == 63

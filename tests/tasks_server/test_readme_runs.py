@@ -46,7 +46,7 @@ def quick_start() -> list[str]:
 
 def table_commands() -> list[str]:
     """Each command of the command-line table; later spans in a row continue the first."""
-    found = []
+    found: list[str] = []
     for row in section("Command line").splitlines():
         if not row.startswith("| `tasks-server"):
             continue

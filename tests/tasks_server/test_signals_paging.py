@@ -91,7 +91,7 @@ def test_check_reads_every_page_of_signals_as_one_result() -> None:
         "totals": {"parent_cycles": 2, "dangling_depends_on": 1},
         "next_cursor": "x",
     }
-    second = {
+    second: dict[str, Any] = {
         "parent_cycles": [["c", "d"]],
         "dangling_references": {"parent": [], "depends_on": []},
         "totals": {"parent_cycles": 2, "dangling_depends_on": 1},

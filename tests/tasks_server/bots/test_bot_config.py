@@ -95,27 +95,27 @@ def _remove(relative: str) -> Callable[[Path], None]:
     return run
 
 
-def _write(relative: str, text: str) -> Callable[[Path], None]:
+def _write(relative: str, text: str) -> Callable[[Path], object]:
     return lambda bot: (bot / relative).write_text(text)
 
 
-def _edit(relative: str, **changes: object) -> Callable[[Path], None]:
+def _edit(relative: str, **changes: object) -> Callable[[Path], object]:
     return lambda bot: edit_json(bot / relative, **changes)
 
 
-def _rename(relative: str, new_name: str) -> Callable[[Path], None]:
+def _rename(relative: str, new_name: str) -> Callable[[Path], object]:
     return lambda bot: (bot / relative).rename((bot / relative).with_name(new_name))
 
 
-def _copy(relative: str, new_name: str) -> Callable[[Path], None]:
+def _copy(relative: str, new_name: str) -> Callable[[Path], object]:
     return lambda bot: shutil.copytree(bot / relative, (bot / relative).with_name(new_name))
 
 
-def _mkdir(relative: str) -> Callable[[Path], None]:
+def _mkdir(relative: str) -> Callable[[Path], object]:
     return lambda bot: (bot / relative).mkdir()
 
 
-def _both(*steps: Callable[[Path], None]) -> Callable[[Path], None]:
+def _both(*steps: Callable[[Path], object]) -> Callable[[Path], None]:
     def run(bot: Path) -> None:
         for step in steps:
             step(bot)
