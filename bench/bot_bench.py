@@ -1,7 +1,7 @@
 """Latency of a bot tool call: the handler alone, an in-memory MCP client, and a stdio session.
 
 Works on a throw-away copy of the bundled tree (`data/`, with `bots/story_bot` in our layout
-and `bots/triage_bot` in seed 000's: base_actions/, guardrails/content/rules folders), so no
+and `bots/triage_bot` in the other layout: base_actions/, guardrails/content/rules folders), so no
 state file lands in the repository. Prints p50/p99 in milliseconds; asserts nothing.
 
     continue   <bot>_tool at the first behavior's second step (reads the state, writes nothing)

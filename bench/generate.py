@@ -1,6 +1,6 @@
 """Seeded, deterministic synthetic task trees for benchmarks.
 
-``generate_tree(root, n, seed)`` writes ``n`` task files in the SPEC §3 format, spread over up to
+``generate_tree(root, n, seed)`` writes ``n`` task files in the task file format, spread over up to
 twenty projects (``proj00`` .. ``proj19``) at ``<root>/<project>/tasks/<id>-<slug>.md``. The same
 ``(n, seed)`` always gives byte-identical files: every choice comes from one ``random.Random(seed)``
 and every timestamp from a fixed base date, never from the clock.

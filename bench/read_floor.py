@@ -1,7 +1,7 @@
 """The read floor: how long it takes just to find and read every task file's bytes.
 
 No parsing, no index: the cost any loader pays at minimum, to compare real load times against.
-It walks ``*.md`` below the root the way SPEC §3 does (hidden folders skipped) and reads each
+It walks ``*.md`` below the root the way the repository does (hidden folders skipped) and reads each
 file; the time is the median of a few runs, so after the first run the page cache is warm.
 
 Command line: ``python -m bench.read_floor DIR [--runs 3]``.

@@ -1,7 +1,7 @@
-"""Raw graph metrics (seed 004 `get_graph_metrics`): counts, depths, degrees, readiness.
+"""Raw graph metrics (`get_graph_metrics`): counts, depths, degrees, readiness.
 
 A scope is `all`, `project` (with `scope_id`, the project name) or `subtree` (with
-`scope_id`, the root task's id); seed 004's form, `scope` = a task id, is that task's
+`scope_id`, the root task's id); the short form, `scope` = a task id, is that task's
 subtree (a keyword wins over a task with the same id: reach that one with `subtree`). A
 `scope_id` where the scope takes none is refused, never ignored.
 
@@ -99,7 +99,7 @@ class GraphMetrics(BaseModel):
 
 
 def resolve_scope(index: TaskIndex, scope: str, scope_id: str | None) -> tuple[Scope, str | None]:
-    """`(scope, scope_id)` in the keyword form: seed 004's `scope` = a task id becomes
+    """`(scope, scope_id)` in the keyword form: the short form `scope` = a task id becomes
     `("subtree", id)`. A scope_id where the scope takes none, or none where it needs one,
     is an `InvalidArgument`.
 
@@ -215,7 +215,7 @@ def graph_metrics(
     index: TaskIndex, scope: str = "all", scope_id: str | None = None, *, top: int = 10
 ) -> GraphMetrics:
     """Raw metrics of the whole graph, one project, or one task and its descendants (scope
-    `subtree` with scope_id, or seed 004's scope = the task id).
+    `subtree` with scope_id, or the short form scope = the task id).
 
         `top` is how many tasks `tasks_with_high_out_degree` lists (the ones with the most
         dependents): a length, not a threshold.

@@ -1,4 +1,4 @@
-"""Listing, searching and tree views over the index (SPEC §5 query tier).
+"""Listing, searching and tree views over the index (the query tier).
 
 Filters are mechanical (equal, at most, contains); lists are in the task order (priority,
 order, id), except `search_tasks`, which is ordered by id and never by a score.

@@ -1,4 +1,4 @@
-"""Ready, blocked, in-review and in-progress tasks (SPEC §4), optionally for one project.
+"""Ready, blocked, in-review and in-progress tasks, optionally for one project.
 
 Every list is in the task order (priority, order, id).
 """

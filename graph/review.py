@@ -1,4 +1,4 @@
-"""The periodic review snapshot (seed 004 `get_review_snapshot`): metrics, signals, what
+"""The periodic review snapshot (`get_review_snapshot`): metrics, signals, what
 changed since a cutoff, the oldest waiting tasks, and a week's velocity. No judgement.
 
 Every list is in the task order (priority, order, id); times are measured against `now`.

@@ -1,4 +1,4 @@
-"""Structural signals (SPEC §5 `get_structural_signals`): raw lists of what looks broken.
+"""Structural signals (`get_structural_signals`): raw lists of what looks broken.
 
 Cycles, dangling references, self-references, terminal tasks with open children and open
 tasks under terminal parents come from the index. Duplicate ids and unparseable files are

@@ -1,4 +1,4 @@
-"""Per-task topology rows and raw scoring factors (seed 004 `get_tasks_with_topology`,
+"""Per-task topology rows and raw scoring factors (`get_tasks_with_topology`,
 `get_task_scoring_factors`). Thresholds are the caller's: `min_depth`, `min_blocking_count`.
 
 Rows are in the task order (priority, order, id).

@@ -1,4 +1,4 @@
-"""The guidance object every result carries (seed 003), and small builders for it.
+"""The guidance object every result carries, and small builders for it.
 
 Guidance is derived from state only (the same state gives the same guidance), names real
 tools, and stays a few short strings.

@@ -1,4 +1,4 @@
-"""Importers: other trackers' task data mapped into task files (SPEC §10).
+"""Importers: other trackers' task data mapped into task files.
 
 Each importer parses its whole source first (a pure `to_tasks`, testable without files),
 then writes every task in one all-or-nothing `TaskRepository.write_batch`, and returns an

@@ -1,4 +1,4 @@
-"""Import a beads `issues.jsonl` export (one JSON object a line) as task files (SPEC §10).
+"""Import a beads `issues.jsonl` export (one JSON object a line) as task files.
 
 The mapping, field by field:
 

@@ -1,4 +1,4 @@
-"""A beads record's `dependencies` as task links (SPEC §10).
+"""A beads record's `dependencies` as task links.
 
 `parent-child` → `parent` (a second parent is reported and kept as `beads_other_parents`),
 `blocks` → `depends_on`, any other type → `soft_depends_on` with the type kept. A link to a

@@ -114,7 +114,7 @@ def close_result(
         entered_behavior=entered,
     )  # fmt: skip
     result = _result(config, state, current, guidance, closed=outcome.closed.key)
-    seed = {  # seed 000's close result, beside our own fields
+    seed = {  # the close fields bots of the base_actions/ layout expect, beside ours
         "status": "completed",
         "completed_action": outcome.closed.name,
         "next_action": None if outcome.done else current.name,

@@ -1,7 +1,7 @@
-"""Query tier, seed 004: raw facts for an agent's own judgement. No thresholds, no ranking.
+"""Query tier: raw facts for an agent's own judgement. No thresholds, no ranking.
 
-The return keys are the ones seed 004 lists (extended, never renamed). Where the seed says
-"task" the result carries a task view; long lists are paged.
+Return keys are only ever added, never renamed; a result that names a task carries its
+task view; long lists are paged (see docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Query tier, SPEC §5 `get_structural_signals`: what looks broken, as raw paged lists.
+"""Query tier, `get_structural_signals`: what looks broken, as raw paged lists.
 
 The signal lists are paged as one sequence, in field order (cycles, dangling references by
 field, self-references, terminal/open mismatches, duplicate ids, unparseable files): a page

@@ -1,4 +1,5 @@
-"""Seed 004's argument and field forms, through a real in-memory MCP client."""
+"""The short argument forms (a task id as the metrics scope) and the second names of
+result fields, through a real in-memory MCP client."""
 
 from __future__ import annotations
 

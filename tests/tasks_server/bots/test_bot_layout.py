@@ -1,4 +1,4 @@
-"""Seed 000's bot layout: shared `base_actions/`, behaviour folders that also hold guardrails,
+"""The other bot layout: shared `base_actions/`, behaviour folders that also hold guardrails,
 content and rules, `trigger_patterns`, numbered behaviour names (the bundled triage_bot)."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Seed 000's examples end to end, through a real MCP client to `story_bot_server`."""
+"""Four workflows end to end (continue, jump to a behavior, jump to an action, close),
+through a real MCP client to `story_bot_server`."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ BEHAVIORS = ["shape", "discovery", "exploration", "specification"]
 
 
 def write_state(root: Path, current: str | None, *done: str) -> None:
-    """A state file as seed 000 shows it: current behavior and action, completions."""
+    """A state file as a bot keeps it: current behavior and action, completions."""
     state_file(root).parent.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = {"timestamp": STAMP, "completed_actions": [
         {"action_state": f"story_bot.{key}", "timestamp": STAMP} for key in done
@@ -37,7 +38,7 @@ def where(result: dict[str, Any]) -> str:
     return f"{result['behavior']}.{result['action']}"
 
 
-# --- seed 000, example 1: continue where I left off --------------------------------------------
+# --- example 1: continue where I left off ------------------------------------------------------
 
 
 async def test_continuing_runs_the_current_action_from_the_state_file(
@@ -67,7 +68,7 @@ async def test_running_an_action_never_completes_it(bot_client: Client, bot_root
     assert completed_keys(bot_root) == ["story_bot.shape.initialize_project"]
 
 
-# --- seed 000, example 2: jump to a behavior -----------------------------------------------------
+# --- example 2: jump to a behavior ---------------------------------------------------------------
 
 
 async def test_jumping_to_a_behavior_runs_its_first_action_and_makes_it_current(
@@ -90,7 +91,7 @@ async def test_jumping_back_to_a_behavior_resumes_after_its_last_completed_actio
     assert saved_state(bot_root)["current_action"] == "story_bot.shape.decide_planning_criteria"
 
 
-# --- seed 000, example 3: jump to an action ------------------------------------------------------
+# --- example 3: jump to an action ----------------------------------------------------------------
 
 
 async def test_jumping_to_an_action_makes_it_current_without_completing_anything(
@@ -118,7 +119,7 @@ async def test_reopening_a_completed_action_clears_its_own_completion(
     ]  # fmt: skip
 
 
-# --- seed 000, example 4: close, through a behavior and to the end ------------------------------
+# --- example 4: close, through a behavior and to the end ----------------------------------------
 
 
 async def test_closing_marks_the_current_action_complete_and_names_the_next_tool(
