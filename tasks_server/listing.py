@@ -160,6 +160,8 @@ def _rows(ctx: ServerContext, annotation: Any, value: Any, args: PageArgs) -> An
         return value  # not task rows, or a row already built (the task view of a fact)
     if isinstance(value, str):
         return ctx.briefs([value])[0]
+    if not value:
+        return []
     if kind is TaskBrief:
         return ctx.briefs(value)
     fields, max_body_chars = args.row_fields()
