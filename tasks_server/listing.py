@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from types import UnionType
 from typing import Annotated, Any, ClassVar, Generic, TypeVar, Union, get_args, get_origin
 
@@ -168,6 +169,7 @@ def _rows(ctx: ServerContext, annotation: Any, value: Any, args: PageArgs) -> An
     return ctx.views(value, fields, max_body_chars=max_body_chars)
 
 
+@cache  # a field's annotation is fixed: read it once
 def _task_kind(annotation: Any) -> type[BaseModel] | None:
     """TaskBrief or TaskView when `annotation` holds task rows (a list of them, or an
     optional brief); None for anything else, which passes through as it is."""
