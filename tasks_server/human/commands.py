@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from tasks_server.human import checks, interop, render, snapshot, terminal
 from tasks_server.human.snapshot import CallFailed as Failed
 from tasks_server.human.snapshot import pages
+from tasks_server.listing import MAX_PAGE
 from tasks_server.roles import parse_patterns
 from tasks_server.toolset import Toolset, open_toolset
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RUNNERS", "open_tools", "run"]
 
-ALL = 1000  # the largest page a tool gives; the human commands show whole lists
+ALL = MAX_PAGE  # the largest page a tool gives; the human commands show whole lists
 
 
 def open_tools(args: argparse.Namespace) -> Toolset:
