@@ -96,14 +96,19 @@ def run_export(args: argparse.Namespace) -> int:
         return 2
     finally:
         live.close()
-    _write(data, args.output)
-    return 0
+    return _write(data, args.output)
 
 
-def _write(data: bytes, output: Path | None) -> None:
+def _write(data: bytes, output: Path | None) -> int:
+    """Write to `output` (or stdout); 2 with one line when the file cannot be written."""
     if output is not None:
-        output.write_bytes(data)
-        return
+        try:
+            output.write_bytes(data)
+        except OSError as exc:
+            print(f"tasks-server export: cannot write {output}: {exc.strerror}", file=sys.stderr)
+            return 2
+        return 0
     sys.stdout.flush()
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
+    return 0
