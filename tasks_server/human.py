@@ -117,13 +117,12 @@ def run_check(args: argparse.Namespace, toolset: Toolset) -> int:
 
     root = toolset.context.live.root
     named, outside = _relative_paths(args.files, root)
-    if outside:
-        print(
-            f"tasks-server check: {outside[0]} is not under the task root {root}; "
-            "pass --root the folder that holds it",
-            file=sys.stderr,
-        )
-        return 2
+    if args.verbose:
+        for name in outside:
+            print(
+                f"tasks-server check: ignoring {name}: not under the task root {root}",
+                file=sys.stderr,
+            )
     data = snapshot.merge_pages(pages(toolset, "get_structural_signals", {}))
     stats = call(toolset, "get_index_stats", {})
     index = toolset.context.index

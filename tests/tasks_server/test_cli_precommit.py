@@ -21,7 +21,9 @@ def git(repo: Path, *args: str) -> None:
 
 
 @pytest.mark.slow
-def test_the_hook_fails_a_commit_whose_task_file_names_a_missing_task(tmp_path: Path) -> None:
+def test_the_hook_fails_a_commit_whose_task_file_names_a_missing_task_beside_a_readme(
+    tmp_path: Path,
+) -> None:
     repo = tmp_path / "team"
     shutil.copytree(DATA / "wx", repo / "tasks" / "wx")
     broken = write(
@@ -29,6 +31,7 @@ def test_the_hook_fails_a_commit_whose_task_file_names_a_missing_task(tmp_path: 
         "tasks/wx/tasks/wx-00000bad-broken.md",
         "---\nid: wx-00000bad\ntitle: Broken\nstatus: active\ndepends_on: [wx-gone]\n---\n",
     )
+    readme = write(repo, "README.md", "# The team's notes, not a task file\n")
     git(repo, "init", "-q")
     git(repo, "add", "-A")
     env = {
@@ -42,7 +45,7 @@ def test_the_hook_fails_a_commit_whose_task_file_names_a_missing_task(tmp_path: 
     }
     env.pop("PYTHONPATH", None)  # the hook runs from its own environment, as for a team
     clean = next((repo / "tasks" / "wx").rglob("wx-6ca4a1a9-*.md"))
-    files = [str(broken.relative_to(repo)), str(clean.relative_to(repo))]
+    files = [str(p.relative_to(repo)) for p in (broken, clean, readme)]
     done = subprocess.run(
         [
             sys.executable,
