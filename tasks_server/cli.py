@@ -114,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("--args", default="{}", help="JSON object of arguments")
     _add_views(sub)
     _add_import_export(sub)
+    init = sub.add_parser("init", help="copy the bundled example into DIR, a tree you can change")
+    init.add_argument("target", type=roots.flag_path, metavar="DIR", help="a new or empty folder")
     return parser
 
 
@@ -269,6 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
     args = build_parser().parse_args(argv)
+    if args.command == "init":
+        return _run_init(args.target)
     try:
         args.root = roots.for_command(args.command, args.root)
         _fixed_now(args)
@@ -293,6 +297,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(exc, file=sys.stderr)  # a broken bot config or an unknown bot: one line
         return 2
+
+
+def _run_init(target: Path) -> int:
+    """Copy the example out (the installed one is read-only) and say how to serve it."""
+    try:
+        roots.copy_example(target)
+    except roots.BadRoot as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(f"copied the example tree into {target}; serve it with --root {target}")
+    return 0
 
 
 def _run_human(args: argparse.Namespace) -> int:

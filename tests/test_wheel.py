@@ -195,3 +195,38 @@ def test_the_installed_example_is_served_without_writing_into_site_packages(
     assert json.loads(done.stdout)["total_tasks"] == 50
     assert sorted(str(p.relative_to(example)) for p in example.rglob("*")) == before
     assert done.stderr == ""
+
+
+def _example_files(installed: Installed) -> list[str]:
+    example = next(installed.bin.parent.glob(f"lib/python*/site-packages/{EXAMPLE}"))
+    return sorted(str(p.relative_to(example)) for p in example.rglob("*"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["new", "into site-packages?"],
+        ["call", "update_task", "--args", '{"task_id": "pipe-a84567f9", "status": "done"}'],
+    ],
+)
+def test_a_write_to_the_installed_example_is_refused_in_one_line(
+    installed: Installed, command: list[str]
+) -> None:
+    before = _example_files(installed)
+    done = installed.run(*command)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    said = done.stderr if command[0] == "new" else json.loads(done.stdout)["error"]["message"]
+    assert len(said.strip().splitlines()) == 1 and "tasks-server init DIR" in said, said
+    assert _example_files(installed) == before
+
+
+@pytest.mark.slow
+def test_init_copies_the_installed_example_out_into_a_tree_that_takes_writes(
+    installed: Installed,
+) -> None:
+    mine = installed.outside / "my-tasks"
+    assert installed.run("init", str(mine)).returncode == 0
+    done = installed.run("new", "a task of my own", "--root", str(mine))
+    assert done.returncode == 0, done.stderr
+    assert Path(done.stdout.strip()).is_relative_to(mine)
