@@ -1,7 +1,7 @@
 """The repository's pre-commit hook, run the way a team would: `pre-commit try-repo`.
 
 pre-commit builds the hook's own environment from this repository (`language: python`), which
-needs the package index and about a minute on a quiet machine; hence `slow`."""
+needs the package index and about a minute on a quiet machine; hence `deep`."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 def test_the_hook_fails_a_commit_whose_task_file_names_a_missing_task_beside_a_readme(
     tmp_path: Path,
 ) -> None:
