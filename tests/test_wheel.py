@@ -1,8 +1,9 @@
 """The package as pip installs it: a wheel built from this checkout, installed into a fresh
 virtual environment, runs the README's quick start from a folder outside the clone.
 
-The deep part (about 20 s) builds the wheel from a copy of the sources (so the checkout gets no `build/`),
-with a stale warm-start cache planted in the copy's `data/` to prove caches never ship.
+The deep part (about 20 s) builds the wheel from a copy of the sources (so the checkout gets
+no `build/`), with a stale warm-start cache planted in the copy's `data/` to prove caches
+never ship.
 """
 
 from __future__ import annotations
