@@ -60,11 +60,17 @@ def call(toolset: Toolset, tool: str, arguments: dict[str, Any]) -> dict[str, An
     return outcome.data
 
 
-def emit(args: argparse.Namespace, data: Any, view: Callable[[], RenderableType]) -> None:
+def emit(
+    args: argparse.Namespace,
+    data: Any,
+    view: Callable[[], RenderableType],
+    *,
+    soft_wrap: bool = False,
+) -> None:
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        terminal.out(view())
+        terminal.out(view(), soft_wrap=soft_wrap)
 
 
 def require_project(toolset: Toolset, project: str | None) -> None:
@@ -100,7 +106,7 @@ def run_show(args: argparse.Namespace, toolset: Toolset) -> None:
     from tasks_server import render  # noqa: PLC0415
 
     data = call(toolset, "get_task", {"task_id": args.task_id})
-    emit(args, data, lambda: render.task_detail(data))
+    emit(args, data, lambda: render.task_detail(data), soft_wrap=True)  # the body as written
 
 
 def run_tree(args: argparse.Namespace, toolset: Toolset) -> None:
@@ -131,7 +137,7 @@ def run_check(args: argparse.Namespace, toolset: Toolset) -> int:
         task = index.get(task_id)
         return task.path if task is not None else None
 
-    problems = checks.collect(data, path_of, root)
+    problems = checks.collect(data, path_of, root) + checks.oversized(index.tasks(), root)
     if args.files:
         problems = checks.problems_in(problems, named)
     emit(args, data, lambda: render.check_view(problems, stats["tasks"], stats["files"]))
