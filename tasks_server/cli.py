@@ -165,6 +165,9 @@ def _add_import_export(sub: Any) -> None:
     exp.add_argument("--id", dest="task_id", default=None, help="this task's neighbourhood")
     exp.add_argument("--subtree", default=None, help="this task and everything under it")
     exp.add_argument("--output", "-o", type=Path, default=None, help="write to this file")
+    exp.add_argument(
+        "--full", action="store_true", help="draw every task, even past the summary size"
+    )
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
