@@ -21,6 +21,7 @@ from storage.repository import TaskRepository
 from tasks_server import pictures, sizes, terminal
 from tasks_server.live import LiveTree
 from tasks_server.pictures import Selection, Summary
+from tasks_server.roots import is_installed_example
 
 __all__ = ["MERMAID_CHARS", "MERMAID_EDGES", "export", "run_export", "run_import"]
 
@@ -121,7 +122,8 @@ def run_export(args: argparse.Namespace) -> int:
     when Graphviz is missing or fails."""
     fmt = "json" if args.json else args.format
     with terminal.working(f"loading {args.root}"):
-        live = LiveTree(args.root, watch=False)
+        # never a cache written into the example inside an installed package
+        live = LiveTree(args.root, watch=False, use_cache=not is_installed_example(args.root))
     try:
         selection = _selection(live.index, args)
         if isinstance(selection, str):

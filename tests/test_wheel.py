@@ -194,6 +194,9 @@ def test_the_installed_example_is_served_without_writing_into_site_packages(
     done = installed.run("call", "get_graph_metrics")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["total_tasks"] == 50
+    for command in (["ready"], ["check"], ["export"], ["snapshot", "--now", "2026-11-22"]):
+        shown = installed.run(*command)
+        assert shown.returncode == 0 and shown.stderr == "", (command, shown.stderr)
     assert sorted(str(p.relative_to(example)) for p in example.rglob("*")) == before
     assert done.stderr == ""
 
