@@ -14,6 +14,12 @@ from hypothesis import settings
 # every property with a tenth of its examples; the deep run (`-m deep`, in CI) tries them at
 # full size, beside the tests marked `deep`. CI replays the same examples every run (a red CI
 # always means a change broke something); elsewhere each run explores new ones.
+# pytest-xdist workers start with COLUMNS=80 and LINES=24 in their environment, which a plain
+# run does not have: the commands the tests start would draw 80-column tables under -n only.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _name in ("COLUMNS", "LINES"):
+        os.environ.pop(_name, None)
+
 FULL_EXAMPLES = 100
 QUICK_EXAMPLES = 10
 _CI = os.environ.get("CI") == "true"

@@ -38,6 +38,7 @@ def test_the_hook_fails_a_commit_whose_task_file_names_a_missing_task_beside_a_r
         **os.environ,
         "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
         "TASKS_ROOT": str(repo / "tasks"),
+        "COLUMNS": "200",  # one table row a problem, however the caller's terminal is set
         "GIT_AUTHOR_NAME": "t",
         "GIT_AUTHOR_EMAIL": "t@example.org",
         "GIT_COMMITTER_NAME": "t",
