@@ -5,8 +5,10 @@ and `bots/triage_bot` in the other layout: base_actions/, guardrails/content/rul
 state file lands in the repository. Prints p50/p99 in milliseconds; asserts nothing.
 
     continue   <bot>_tool at the first behavior's second step (reads the state, writes nothing)
-    jump+close that step's own tool then <bot>_close_current_action, per call
+    jump+close that step's own tool then <bot>_close_current_action, the pair and per call
                (each writes the state file: atomic, fsynced, under the lock)
+
+The server watches its tree as `serve` does (inotify), so a call does not stat-walk it.
 
 The handler lines are per bot; the client and stdio lines use story_bot.
 
@@ -81,8 +83,9 @@ def bench_direct(server: TasksServer, bot: str, calls: int) -> None:
         specs[step].handler(context, ActionInput())
         specs[f"{bot}_close_current_action"].handler(context, CloseInput())
 
-    halves = [t / 2 for t in _timed(jump_and_close, calls)]
-    _report(f"handler {bot}: jump+close (per call)", halves)
+    pairs = _timed(jump_and_close, calls)
+    _report(f"handler {bot}: jump+close (pair)", pairs)
+    _report(f"handler {bot}: jump+close (per call)", [t / 2 for t in pairs])
 
 
 async def bench_client(client: Client, label: str, calls: int) -> None:
@@ -94,8 +97,9 @@ async def bench_client(client: Client, label: str, calls: int) -> None:
         await client.call_tool(f"{BOT}_shape_gather_context", {})
         await client.call_tool(f"{BOT}_close_current_action", {})
 
-    halves = [t / 2 for t in await _timed_async(jump_and_close, calls)]
-    _report(f"{label}: jump+close (per call)", halves)
+    pairs = await _timed_async(jump_and_close, calls)
+    _report(f"{label}: jump+close (pair)", pairs)
+    _report(f"{label}: jump+close (per call)", [t / 2 for t in pairs])
 
 
 async def bench_stdio(root: Path, calls: int) -> None:
@@ -107,7 +111,7 @@ async def bench_stdio(root: Path, calls: int) -> None:
 
 
 async def run(root: Path, calls: int, stdio: bool) -> None:
-    server = create_server(root, bot=BOT, watch=False)  # the client sees story_bot_server
+    server = create_server(root, bot=BOT)  # the client sees story_bot_server
     try:
         for bot in BOTS:
             bench_direct(server, bot, calls)

@@ -4,7 +4,8 @@
 
 Prints, for each role, the number of tools and the compact-JSON size of the listing with
 and without output schemas (most clients put only names, descriptions and input schemas in
-the model's context). Figures only.
+the model's context), as the rows of the README's table (a test keeps the two the same).
+Figures only.
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ import anyio
 from mcp import Client
 
 from tasks_server.edge.server import create_server
+from tasks_server.roles import ROLES
 from tasks_server.roots import bundled_root
 
-ROLES = ("planner", "editor", "bot", "all")
+TIERS = ("query", "mutation", "workflow", "admin")
+DEFAULT = "all"
 
 
 async def sizes(root: Path, role: str) -> tuple[int, int, int]:
-    server = create_server(root, role=None if role == "all" else role, watch=False)
+    server = create_server(root, role=None if role == DEFAULT else role, watch=False)
     async with Client(server) as client:
         tools = (await client.list_tools()).tools
     server.close()
@@ -36,14 +39,25 @@ def compact(data: object) -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
+def table_row(role: str, count: int, full: int, lean: int) -> str:
+    """One row of the README's table."""
+    name = f"`{role}` (default)" if role == DEFAULT else f"`{role}`"
+    tiers = " + ".join(tier for tier in TIERS if tier in ROLES[role])
+    return f"| {name} | {tiers} | {count} | {full:,} / {lean:,} |"
+
+
+def table_rows(root: Path) -> list[str]:
+    """The README table's rows for the tree at `root`, every role."""
+    return [table_row(role, *anyio.run(sizes, root, role)) for role in ROLES]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=None)
     root = parser.parse_args().root or bundled_root()
-    print(f"{'role':<9}{'tools':>6}{'bytes':>9}{'no outputSchema':>17}")
-    for role in ROLES:
-        count, full, lean = anyio.run(sizes, root, role)
-        print(f"{role:<9}{count:>6}{full:>9,}{lean:>17,}")
+    print("| role | tiers | tools | `tools/list` bytes (all / without outputSchema) |")
+    print("|---|---|---:|---:|")
+    print("\n".join(table_rows(root)))
 
 
 if __name__ == "__main__":

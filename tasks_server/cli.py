@@ -13,19 +13,20 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from storage.timestamps import parse_timestamp
-from tasks_server import roots
+from tasks_server import roots, version
 from tasks_server.human import terminal
 from tasks_server.roles import ROLES
 
 __all__ = ["NOW_ENV", "main"]
 
 NOW_ENV = "TASKS_NOW"
+MAX_PORT = 65535
 
 
 def _instant(text: str) -> datetime:
@@ -37,6 +38,33 @@ def _instant(text: str) -> datetime:
     if parsed is None:
         raise argparse.ArgumentTypeError(f"not an ISO date or datetime: {text!r}")
     return parsed
+
+
+def _whole_number(what: str, low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from `low` to `high` (no bound when None)."""
+
+    def parse(text: str) -> int:
+        try:
+            number = int(text)
+        except ValueError:
+            number = low - 1
+        if number < low or (high is not None and number > high):
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}")
+        return number
+
+    return parse
+
+
+_port = _whole_number(f"a port number (0 to {MAX_PORT})", 0, MAX_PORT)
+_depth = _whole_number("a depth (a whole number, 0 or more)", 0)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr and exit status 2 (argparse prints the whole usage
+    first; the line says where the usage is instead)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def _server_options(parser: argparse.ArgumentParser) -> None:
@@ -70,13 +98,14 @@ def _human(sub: Any, name: str, text: str) -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tasks-server", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="tasks-server", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="serve MCP over stdio (default) or streamable HTTP")
     _server_options(serve)
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--port", type=_port, default=8765)
     serve.add_argument("--auth-token", default=os.environ.get("TASKS_SERVER_TOKEN"))
     serve.add_argument("--bot", default=None, help="serve one bot alone as <bot>_server")
     call = sub.add_parser("call", help="call one tool through an in-process MCP client")
@@ -85,13 +114,22 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("--args", default="{}", help="JSON object of arguments")
     _add_views(sub)
     _add_import_export(sub)
+    init = sub.add_parser("init", help="copy the bundled example into DIR, a tree you can change")
+    init.add_argument("target", type=roots.flag_path, metavar="DIR", help="a new or empty folder")
     return parser
 
 
 def _add_views(sub: Any) -> None:
     check = _human(sub, "check", "validate the tree: errors (exit 1) and warnings")
     check.add_argument(
-        "files", nargs="*", type=Path, help="report only problems touching these task files"
+        "files",
+        nargs="*",
+        type=Path,
+        help="report only problems touching these task files (files outside the root are "
+        "ignored, so a commit hook may pass every staged markdown file)",
+    )
+    check.add_argument(
+        "-v", "--verbose", action="store_true", help="say which named files are ignored"
     )
     for name, text in [("ready", "tasks ready to start"), ("blocked", "blocked tasks and why")]:
         _human(sub, name, text).add_argument("--project", default=None)
@@ -101,7 +139,7 @@ def _add_views(sub: Any) -> None:
     tree = _human(sub, "tree", "a project or subtree as a tree")
     tree.add_argument("--project", default=None)
     tree.add_argument("--id", dest="task_id", default=None)
-    tree.add_argument("--max-depth", type=int, default=None)
+    tree.add_argument("--max-depth", type=_depth, default=None)
     _human(sub, "bots", "the generated bot tools").add_argument("--bot", default=None)
     new = _human(sub, "new", "write a new task file and print its path")
     new.add_argument("title")
@@ -127,6 +165,9 @@ def _add_import_export(sub: Any) -> None:
     exp.add_argument("--id", dest="task_id", default=None, help="this task's neighbourhood")
     exp.add_argument("--subtree", default=None, help="this task and everything under it")
     exp.add_argument("--output", "-o", type=Path, default=None, help="write to this file")
+    exp.add_argument(
+        "--full", action="store_true", help="draw every task, even past the summary size"
+    )
 
 
 # The faces are imported inside the runners: the MCP SDK only for `serve` and `call`, rich only
@@ -140,13 +181,32 @@ def _run_serve(args: argparse.Namespace) -> int:
     return run_serve(args)
 
 
+def _call_arguments(text: str) -> dict[str, Any]:
+    """`--args`: a JSON object; anything else is a usage error (`BadArguments`)."""
+    try:
+        arguments = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise BadArguments(f"--args is not JSON: {exc}") from None
+    if not isinstance(arguments, dict):
+        kind = _JSON_KINDS.get(type(arguments), "a number")
+        raise BadArguments(f"--args must be a JSON object of arguments, not {kind}")
+    return arguments
+
+
+_JSON_KINDS = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+
+
+class BadArguments(Exception):
+    """`call --args` that is not a JSON object; the message is the one line to print."""
+
+
 def _run_call(args: argparse.Namespace) -> int:
     from tasks_server.edge.commands import call_tool  # noqa: PLC0415 - see above
 
     try:
-        arguments = json.loads(args.args)
-    except json.JSONDecodeError as exc:
-        print(f"--args is not JSON: {exc}", file=sys.stderr)
+        arguments = _call_arguments(args.args)
+    except BadArguments as exc:
+        print(f"tasks-server call: {exc}", file=sys.stderr)
         return 2
     with terminal.working(f"{args.tool} on {args.root}"):
         ok, data = call_tool(args, args.tool, arguments)
@@ -174,6 +234,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
     args = build_parser().parse_args(argv)
+    if args.command == "init":
+        return _run_init(args.target)
     try:
         args.root = roots.for_command(args.command, args.root)
         _fixed_now(args)
@@ -193,3 +255,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(exc, file=sys.stderr)  # a broken bot config or an unknown bot: one line
         return 2
+
+
+def _run_init(target: Path) -> int:
+    """Copy the example out (the installed one is read-only) and say how to serve it."""
+    try:
+        roots.copy_example(target)
+    except roots.BadRoot as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(f"copied the example tree into {target}; serve it with --root {target}")
+    return 0

@@ -13,6 +13,7 @@ from storage.model import Task
 from storage.repository import mtime_of
 from storage.timestamps import utc_now
 from tasks_server.live import LiveTree
+from tasks_server.roots import is_installed_example
 from tasks_server.views import (
     BLOCKS_SHOWN,
     BriefCache,
@@ -38,16 +39,16 @@ class ServerContext:
     bots_dir: Path | None = None
     bots: BotCatalog | None = None
     clock: Callable[[], datetime] = field(default=utc_now)
+    read_only: bool = False
     brief_cache: BriefCache = field(default_factory=BriefCache, repr=False)
 
     @classmethod
     def open(cls, root: Path, *, bots: Path | None = None, watch: bool = True) -> ServerContext:
-        # The example shipped inside an installed package is never written a cache (it would
-        # land in site-packages and outlive `pip uninstall`).
-        installed_example = root.resolve() == Path(__file__).resolve().parent / "example"
-        live = LiveTree(root, watch=watch, use_cache=not installed_example)
+        # Nothing, not even a cache, is written into the example inside an installed package.
+        read_only = is_installed_example(root)
+        live = LiveTree(root, watch=watch, use_cache=not read_only)
         bots_dir = bots if bots is not None else live.root / "bots"
-        context = cls(live=live, bots_dir=bots_dir)
+        context = cls(live=live, bots_dir=bots_dir, read_only=read_only)
         context.load_bots()
         return context
 

@@ -4,7 +4,8 @@
     ├── ToolNotAllowed(tool)            TOOL_NOT_ALLOWED
     ├── UnknownTool(tool)               UNKNOWN_TOOL
     ├── InvalidCursor(detail)           INVALID_CURSOR
-    └── OpenChecklist(task_id, items)   OPEN_CHECKLIST
+    ├── OpenChecklist(task_id, items)   OPEN_CHECKLIST
+    └── ReadOnlyRoot()                  READ_ONLY_ROOT
 
 Storage, graph and bot exceptions keep their own types. `classify` maps every one of them
 through one table, walked along the exception's class hierarchy (the most specific entry
@@ -38,6 +39,7 @@ __all__ = [
     "ErrorResult",
     "InvalidCursor",
     "OpenChecklist",
+    "ReadOnlyRoot",
     "ToolFailure",
     "ToolNotAllowed",
     "UnknownTool",
@@ -92,6 +94,15 @@ class OpenChecklist(ToolFailure):
         self.items = items
 
 
+class ReadOnlyRoot(ToolFailure):
+    def __init__(self) -> None:
+        super().__init__(
+            "READ_ONLY_ROOT",
+            "the bundled example inside the installed package is read-only; "
+            "`tasks-server init DIR` copies it to DIR, then pass --root DIR",
+        )
+
+
 class ErrorInfo(BaseModel):
     model_config = ConfigDict(extra="forbid")
     code: str = Field(description="Stable machine code, e.g. TASK_NOT_FOUND.")
@@ -122,6 +133,7 @@ RECOVERY: dict[str, tuple[str, list[str]]] = {
     "PATH_OUTSIDE_ROOT": ("Use an id or path inside the task root", []),
     "UNKNOWN_TOOL": ("Call tools/list and use a listed name", []),
     "ACTION_INCOMPLETE": ("Finish the action the message names, then close it", []),
+    "READ_ONLY_ROOT": ("Serve a writable copy: tasks-server init DIR, then --root DIR", []),
     "IO_ERROR": ("Check the tree can be read and written (disk, permissions), then retry", []),
     "INTERNAL_ERROR": ("Retry once; if it repeats, call rebuild_index", ["rebuild_index"]),
 }  # fmt: skip

@@ -12,6 +12,7 @@ from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, 
 from storage.model import ID_PATTERN
 from storage.repository import MAX_FILE_BYTES
 from tasks_server.guidance import Guidance
+from tasks_server.sizes import MAX_ID_CHARS, MAX_LIST_ITEMS, MAX_SHORT_CHARS, MAX_TITLE_CHARS
 from tasks_server.views import TaskRow
 
 __all__ = [
@@ -31,10 +32,6 @@ __all__ = [
     "Title",
 ]
 
-MAX_ID_CHARS = 255  # ids and project names: one file-name component
-MAX_SHORT_CHARS = 255  # status, type, tags, assignee, ...
-MAX_TITLE_CHARS = 500
-MAX_LIST_ITEMS = 500  # ids, tags, children in one call
 MAX_SINCE_DAYS = 36_500.0  # a century: any longer window is every change there is
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -34,8 +35,10 @@ __all__ = [
     "bundled_root",
     "check",
     "choose",
+    "copy_example",
     "flag_path",
     "for_command",
+    "is_installed_example",
     "resolve",
 ]
 
@@ -60,6 +63,30 @@ def bundled_root() -> Path:
     package = Path(__file__).resolve().parent
     installed = package / "example"
     return installed if installed.is_dir() else package.parent / "data"
+
+
+def is_installed_example(root: Path) -> bool:
+    """True for the example inside an installed package: served read-only, since anything
+    written there lands in site-packages and outlives `pip uninstall`. A clone's `data/`
+    is not it, and stays writable for development."""
+    return root.resolve() == Path(__file__).resolve().parent / "example"
+
+
+_NOT_COPIED = shutil.ignore_patterns(".tasks-index", ".trash", ".workflow", "odd")
+"""What `copy_example` leaves behind: the server's own folders (caches, trash, bot state)
+and the clone's malformed test fixtures."""
+
+
+def copy_example(target: Path) -> Path:
+    """A writable copy of the bundled example at `target` (a new or empty folder); BadRoot
+    when `target` holds anything already (nothing of it is overwritten)."""
+    try:
+        if target.exists() and (not target.is_dir() or any(target.iterdir())):
+            raise BadRoot(f"tasks-server init: {target} exists and is not an empty folder")
+        shutil.copytree(bundled_root(), target, ignore=_NOT_COPIED, dirs_exist_ok=True)
+    except OSError as exc:
+        raise BadRoot(f"tasks-server init: cannot copy into {target}: {exc.strerror}") from None
+    return target
 
 
 def flag_path(text: str) -> Path:

@@ -21,6 +21,7 @@ from tasks_server.context import ServerContext
 from tasks_server.errors import (
     RECOVERY,
     ErrorResult,
+    ReadOnlyRoot,
     ToolFailure,
     ToolNotAllowed,
     UnknownTool,
@@ -33,6 +34,9 @@ from tasks_server.registry import ToolSpec, discover
 from tasks_server.roles import tool_filter
 
 __all__ = ["MAX_ARGUMENT_CHARS", "Outcome", "Toolset", "open_toolset"]
+
+WRITING_TIERS = frozenset({"mutation", "workflow"})
+"""The tiers whose tools write files (tasks, or a bot's state): refused on a read-only root."""
 
 MAX_ARGUMENT_CHARS = 1024 * 1024
 """The longest string an argument may hold (a task file is at most 1 MiB): longer ones are
@@ -92,7 +96,10 @@ class Toolset:
             raise UnknownTool(name)
         if name not in self.allowed:
             raise ToolNotAllowed(name)
-        return self.specs[name]
+        spec = self.specs[name]
+        if self.context.read_only and spec.tier in WRITING_TIERS:
+            raise ReadOnlyRoot()
+        return spec
 
     def run(self, name: str, arguments: dict[str, Any]) -> Outcome:
         """Run one call; never raises."""

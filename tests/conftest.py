@@ -3,17 +3,56 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-# CI replays the same examples every run (a red CI always means a change broke something);
-# elsewhere each run explores new ones.
-settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI") == "true":
-    settings.load_profile("ci")
+# Two budgets. The quick run (the README's `python -m pytest -q`, before every commit) tries
+# every property with a tenth of its examples; the deep run (`-m deep`, in CI) tries them at
+# full size, beside the tests marked `deep`. CI replays the same examples every run (a red CI
+# always means a change broke something); elsewhere each run explores new ones.
+# pytest-xdist workers start with COLUMNS=80 and LINES=24 in their environment, which a plain
+# run does not have: the commands the tests start would draw 80-column tables under -n only.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _name in ("COLUMNS", "LINES"):
+        os.environ.pop(_name, None)
+
+FULL_EXAMPLES = 100
+QUICK_EXAMPLES = 10
+_CI = os.environ.get("CI") == "true"
+for _name, _count in (("quick", QUICK_EXAMPLES), ("deep", FULL_EXAMPLES)):
+    settings.register_profile(_name, max_examples=_count, derandomize=_CI, print_blob=_CI)
+settings.load_profile("quick")
+_SELECTS_DEEP = re.compile(r"(?<!not )\bdeep\b")
+
+
+def is_deep_run(config: pytest.Config) -> bool:
+    """True when the mark expression selects the deep tests (`-m deep`, `-m "deep or x"`)."""
+    return bool(_SELECTS_DEEP.search(config.getoption("markexpr") or ""))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    settings.load_profile("deep" if is_deep_run(config) else "quick")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In the deep run every property test runs too, at full size: it is marked `deep`
+    before `-m` selects (the quick run already tried it with fewer examples)."""
+    if is_deep_run(config):
+        for item in items:
+            if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+                item.add_marker(pytest.mark.deep)
+
+
+def examples(full: int) -> int:
+    """A property's example count: `full` in the deep run, a tenth (at least one) in the
+    quick run. Read when the test module is imported, after the profile is chosen."""
+    return max(1, full * settings().max_examples // FULL_EXAMPLES)
+
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data"

@@ -1,8 +1,9 @@
 """The package as pip installs it: a wheel built from this checkout, installed into a fresh
 virtual environment, runs the README's quick start from a folder outside the clone.
 
-The slow part builds the wheel from a copy of the sources (so the checkout gets no `build/`),
-with a stale warm-start cache planted in the copy's `data/` to prove caches never ship.
+The deep part (about 20 s) builds the wheel from a copy of the sources (so the checkout gets
+no `build/`), with a stale warm-start cache planted in the copy's `data/` to prove caches
+never ship.
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     return Installed(wheel, base / "venv" / "bin", outside)
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 def test_the_wheel_ships_the_example_tree_without_fixtures_or_caches(
     installed: Installed,
 ) -> None:
@@ -141,7 +142,7 @@ def test_the_wheel_ships_the_example_tree_without_fixtures_or_caches(
     assert not [n for n in names if n.startswith("data/")]
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 def test_the_quick_start_main_job_runs_from_the_wheel_outside_the_clone(
     installed: Installed,
 ) -> None:
@@ -151,13 +152,13 @@ def test_the_quick_start_main_job_runs_from_the_wheel_outside_the_clone(
     assert "Traceback" not in done.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 def test_the_installed_command_prints_its_help(installed: Installed) -> None:
     done = installed.run("--help")
     assert done.returncode == 0 and done.stdout.startswith("usage: tasks-server")
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 def test_the_installed_package_knows_its_version(installed: Installed) -> None:
     script = "import tasks_server as t; print(t.__version__, t.__file__)"
     done = installed.execute("python", "-c", script)
@@ -166,7 +167,7 @@ def test_the_installed_package_knows_its_version(installed: Installed) -> None:
     assert version == PYPROJECT["project"]["version"], done.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 @pytest.mark.parametrize("case", ["--root missing", "TASKS_ROOT missing", "--root a file"])
 def test_a_bad_root_from_the_wheel_is_one_line_and_exit_2(installed: Installed, case: str) -> None:
     missing, afile = installed.outside / "nowhere", installed.outside / "tasks.md"
@@ -182,7 +183,7 @@ def test_a_bad_root_from_the_wheel_is_one_line_and_exit_2(installed: Installed, 
     assert str(path) in lines[0] and "Traceback" not in done.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 def test_the_installed_example_is_served_without_writing_into_site_packages(
     installed: Installed,
 ) -> None:
@@ -193,5 +194,43 @@ def test_the_installed_example_is_served_without_writing_into_site_packages(
     done = installed.run("call", "get_graph_metrics")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["total_tasks"] == 50
+    for command in (["ready"], ["check"], ["export"], ["snapshot", "--now", "2026-11-22"]):
+        shown = installed.run(*command)
+        assert shown.returncode == 0 and shown.stderr == "", (command, shown.stderr)
     assert sorted(str(p.relative_to(example)) for p in example.rglob("*")) == before
     assert done.stderr == ""
+
+
+def _example_files(installed: Installed) -> list[str]:
+    example = next(installed.bin.parent.glob(f"lib/python*/site-packages/{EXAMPLE}"))
+    return sorted(str(p.relative_to(example)) for p in example.rglob("*"))
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["new", "into site-packages?"],
+        ["call", "update_task", "--args", '{"task_id": "pipe-a84567f9", "status": "done"}'],
+    ],
+)
+def test_a_write_to_the_installed_example_is_refused_in_one_line(
+    installed: Installed, command: list[str]
+) -> None:
+    before = _example_files(installed)
+    done = installed.run(*command)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    said = done.stderr if command[0] == "new" else json.loads(done.stdout)["error"]["message"]
+    assert len(said.strip().splitlines()) == 1 and "tasks-server init DIR" in said, said
+    assert _example_files(installed) == before
+
+
+@pytest.mark.deep
+def test_init_copies_the_installed_example_out_into_a_tree_that_takes_writes(
+    installed: Installed,
+) -> None:
+    mine = installed.outside / "my-tasks"
+    assert installed.run("init", str(mine)).returncode == 0
+    done = installed.run("new", "a task of my own", "--root", str(mine))
+    assert done.returncode == 0, done.stderr
+    assert Path(done.stdout.strip()).is_relative_to(mine)

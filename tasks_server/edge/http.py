@@ -5,6 +5,9 @@ bound (however `--host` spelled it: `127.1`, `0:0:0:0:0:0:0:1`, `[::1]`, `localh
 and its real port, exactly: a DNS-rebinding page (`Host: evil.example`) and look-alike
 origins (`http://localhost:PORT.evil.example`) are refused. Beyond loopback the bearer token
 is the guard (a browser page cannot add it).
+
+An error reply (400, 406, any status from 400 up) never carries an `mcp-session-id`: the SDK
+names a session it opened for the refused request, one that no later request can use.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Bind",
     "InsecureBind",
+    "NoSessionOnError",
     "check_bind",
     "http_app",
     "listen",
@@ -33,6 +37,10 @@ __all__ = [
     "serve_http",
     "transport_security",
 ]
+
+
+SESSION_HEADER = b"mcp-session-id"
+ERROR_STATUS = 400
 
 
 class InsecureBind(Exception):
@@ -157,10 +165,31 @@ async def _unauthorized(send: Send) -> None:
     await send({"type": "http.response.body", "body": b"missing or wrong bearer token"})
 
 
+class NoSessionOnError:
+    """ASGI middleware: drops `mcp-session-id` from every error reply (see the module)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_without_session(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] >= ERROR_STATUS:
+                headers = message.get("headers", [])
+                kept = [(k, v) for k, v in headers if k.lower() != SESSION_HEADER]
+                message = {**message, "headers": kept}
+            await send(message)
+
+        await self.app(scope, receive, send_without_session)
+
+
 def http_app(server: Server[Any], host: str, port: int, token: str | None) -> Any:
     """The streamable HTTP app for a server bound on `host:port` (the real port)."""
     security = transport_security(host, port)
-    app = server.streamable_http_app(host=host, transport_security=security)
+    app = NoSessionOnError(server.streamable_http_app(host=host, transport_security=security))
     return BearerAuth(app, token) if token else app
 
 

@@ -1,9 +1,9 @@
 """`tasks-server check`: the structural signals as errors and warnings, by file and line.
 
 Errors are what makes a tree wrong to plan from (cycles, dangling references, a task naming
-itself, duplicate ids, files that do not load); warnings are states a person may have meant
-(a done task with open children, an open task under a done parent). The exit status is 1
-when there is an error, else 0.
+itself, duplicate ids, files that do not load, values larger than a write allows); warnings
+are states a person may have meant (a done task with open children, an open task under a
+done parent). The exit status is 1 when there is an error, else 0.
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["WARNINGS", "Problem", "collect", "exit_status", "problems_in"]
+from storage.model import Task
+from tasks_server import sizes
+
+__all__ = ["WARNINGS", "Problem", "collect", "exit_status", "oversized", "problems_in"]
 
 WARNINGS = frozenset({"terminal_with_open_children", "open_under_terminal_parent"})
 _YAML_LINE = re.compile(r"YAML parse error at line (\d+)")
@@ -60,6 +63,13 @@ def collect(signals: dict[str, Any], path_of: PathOf, root: Path) -> list[Proble
     return problems
 
 
+def oversized(tasks: Iterable[Task], root: Path) -> list[Problem]:
+    """A problem for every value a write would refuse for its size (a file written by hand
+    may hold a 100,000-character title: it loads, and is reported here)."""
+    found = Finder(lambda _: None, root)
+    return [found.oversize(task, over) for task in tasks for over in sizes.oversized(task)]
+
+
 @dataclass
 class Finder:
     """Builds problems, finding files from task ids and lines from the files' text."""
@@ -80,6 +90,16 @@ class Finder:
             if needle in line:
                 return number
         return None
+
+    def oversize(self, task: Task, over: sizes.Oversize) -> Problem:
+        key = over.field.removesuffix(" item")
+        line = (
+            self._line(task.path, "---", 1) if key == "body" else self._line(task.path, f"{key}:")
+        )
+        if key == "body" and line is not None:
+            line += 1  # the body starts after the closing `---`
+        message = f"{sizes.clip(task.id, 40)}: {over}"
+        return Problem("oversized_value", task.path, line, message, (task.path,))
 
     def cycle(self, kind: str, members: list[str]) -> Problem:
         files = tuple(self._file(m) for m in members)

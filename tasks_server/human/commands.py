@@ -52,11 +52,17 @@ def call(toolset: Toolset, tool: str, arguments: dict[str, Any]) -> dict[str, An
     return outcome.data
 
 
-def emit(args: argparse.Namespace, data: Any, view: Callable[[], RenderableType]) -> None:
+def emit(
+    args: argparse.Namespace,
+    data: Any,
+    view: Callable[[], RenderableType],
+    *,
+    soft_wrap: bool = False,
+) -> None:
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        terminal.out(view())
+        terminal.out(view(), soft_wrap=soft_wrap)
 
 
 def require_project(toolset: Toolset, project: str | None) -> None:
@@ -89,7 +95,7 @@ def run_metrics(args: argparse.Namespace, toolset: Toolset) -> None:
 def run_show(args: argparse.Namespace, toolset: Toolset) -> None:
 
     data = call(toolset, "get_task", {"task_id": args.task_id})
-    emit(args, data, lambda: render.task_detail(data))
+    emit(args, data, lambda: render.task_detail(data), soft_wrap=True)  # the body as written
 
 
 def run_tree(args: argparse.Namespace, toolset: Toolset) -> None:
@@ -104,13 +110,12 @@ def run_check(args: argparse.Namespace, toolset: Toolset) -> int:
 
     root = toolset.context.live.root
     named, outside = _relative_paths(args.files, root)
-    if outside:
-        print(
-            f"tasks-server check: {outside[0]} is not under the task root {root}; "
-            "pass --root the folder that holds it",
-            file=sys.stderr,
-        )
-        return 2
+    if args.verbose:
+        for name in outside:
+            print(
+                f"tasks-server check: ignoring {name}: not under the task root {root}",
+                file=sys.stderr,
+            )
     data = snapshot.merge_pages(pages(toolset, "get_structural_signals", {}))
     stats = call(toolset, "get_index_stats", {})
     index = toolset.context.index
@@ -119,7 +124,7 @@ def run_check(args: argparse.Namespace, toolset: Toolset) -> int:
         task = index.get(task_id)
         return task.path if task is not None else None
 
-    problems = checks.collect(data, path_of, root)
+    problems = checks.collect(data, path_of, root) + checks.oversized(index.tasks(), root)
     if args.files:
         problems = checks.problems_in(problems, named)
     emit(args, data, lambda: render.check_view(problems, stats["tasks"], stats["files"]))

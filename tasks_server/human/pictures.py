@@ -6,6 +6,14 @@ ready (thick green border), in progress (blue), blocked (red, with the reason in
 anything else (grey). Parent edges are solid grey lines from parent to child; dependency
 edges are dashed red arrows from a task to what it waits on. A legend box explains both.
 Rendering needs Graphviz's `dot` on the PATH; without it, `GraphvizMissing` says how to get it.
+Graphviz's own warnings (an image scaled down, a label too wide) are passed on to stderr.
+
+A selection of more than `SUMMARY_ABOVE` tasks is drawn as a summary instead (`summarize`):
+one box per project (the whole tree), or the top task above one box per task under it
+(a project or subtree), each box counting the tasks folded into it by state and the tasks
+in other boxes they wait on (counted, not drawn: twenty projects that all wait on each
+other would be a hairball of edges again). Boxes are laid out in rows of `ROW`. The
+picture says how to draw one box in full (`--project P`, `--subtree ID`).
 """
 
 from __future__ import annotations
@@ -14,13 +22,37 @@ import itertools
 import json
 import shutil
 import subprocess
+import sys
 import textwrap
+from collections import Counter
 from dataclasses import dataclass
 
 from graph.index import TaskIndex
 from storage.model import TERMINAL_STATUSES
 
-__all__ = ["GraphvizMissing", "Selection", "dot_source", "render", "select"]
+__all__ = [
+    "SUMMARY_ABOVE",
+    "Box",
+    "GraphvizFailed",
+    "GraphvizMissing",
+    "Selection",
+    "Summary",
+    "box_counts",
+    "box_text",
+    "dot_source",
+    "render",
+    "select",
+    "summarize",
+    "summary_dot",
+    "summary_note",
+]
+
+SUMMARY_ABOVE = 100
+"""The most tasks a picture draws one by one; a larger selection is drawn as a summary."""
+MOST_BOXES = 60
+"""The most boxes a summary draws; the rest are folded into one last box."""
+ROW = 5
+"""Boxes side by side in a summary."""
 
 INSTALL = (
     "Graphviz's `dot` is not on the PATH; install Graphviz "
@@ -43,6 +75,10 @@ DEPENDS_EDGE = 'color="#c0392b", style=dashed, arrowhead=vee, constraint=false'
 
 class GraphvizMissing(Exception):
     """No `dot` to render with; the message says how to install it."""
+
+
+class GraphvizFailed(Exception):
+    """`dot` ran and failed (its messages are already on stderr)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,9 +218,166 @@ def dot_source(index: TaskIndex, selection: Selection, *, legend: bool = True) -
 
 
 def render(source: str, fmt: str) -> bytes:
-    """`source` rendered by Graphviz as `fmt` (svg or png)."""
+    """`source` rendered by Graphviz as `fmt` (svg or png); its warnings go to stderr."""
     dot = shutil.which("dot")
     if dot is None:
         raise GraphvizMissing(INSTALL)
-    done = subprocess.run([dot, f"-T{fmt}"], input=source.encode(), capture_output=True, check=True)
+    done = subprocess.run(
+        [dot, f"-T{fmt}"], input=source.encode(), capture_output=True, check=False
+    )
+    warnings = done.stderr.decode(errors="replace")
+    sys.stderr.write("".join(f"graphviz: {line}\n" for line in warnings.splitlines()))
+    if done.returncode != 0:
+        raise GraphvizFailed(f"Graphviz's dot failed (exit status {done.returncode})")
     return done.stdout
+
+
+# --- summaries of large selections ------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """Tasks folded into one box: `name` is its node, `label` its first line, `hint` the
+    export option that draws it in full."""
+
+    name: str
+    label: str
+    members: tuple[str, ...]
+    hint: str
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A large selection as boxes: the top task drawn above them (or none), the boxes, and
+    by box name the tasks of other boxes its tasks wait on (tasks, boxes)."""
+
+    top: str | None
+    boxes: list[Box]
+    waits: dict[str, tuple[int, int]]
+    total: int
+    kind: str  # what a box is: "project" or "subtree"
+
+
+def _project_boxes(index: TaskIndex, members: list[str]) -> list[Box]:
+    by_project: dict[str | None, list[str]] = {}
+    for member in members:
+        by_project.setdefault(index.require(member).project, []).append(member)
+    return [
+        Box(f"project {name}", name, tuple(ids), f"--project {name}")
+        if name is not None
+        else Box("no project", "tasks without a project", tuple(ids), "")
+        for name, ids in sorted(by_project.items(), key=lambda item: item[0] or "")
+    ]
+
+
+def _subtree_boxes(index: TaskIndex, members: list[str]) -> tuple[str | None, list[Box]]:
+    """The single top task and a box per child of it, else a box per top task; tasks no
+    top reaches (a parent cycle) share one last box."""
+    keep = set(members)
+    tops = [m for m in members if index.require(m).parent not in keep]
+    top = tops[0] if len(tops) == 1 else None
+    heads = [c for c in index.children(top) if c in keep] if top is not None else tops
+    boxes = []
+    for head in heads:
+        below = [d for d in index.descendants(head) if d in keep]
+        title = textwrap.shorten(index.require(head).title, 40, placeholder="…")
+        boxes.append(Box(head, f"{head}\n{title}", (head, *below), f"--subtree {head}"))
+    placed = {m for box in boxes for m in box.members} | {top}
+    rest = tuple(m for m in members if m not in placed)
+    if rest:
+        boxes.append(Box("in parent cycles", "in parent cycles", rest, ""))
+    return top, boxes
+
+
+def _fold(boxes: list[Box]) -> list[Box]:
+    """At most `MOST_BOXES` boxes: the rest (in order) folded into one."""
+    if len(boxes) <= MOST_BOXES:
+        return boxes
+    kept, rest = boxes[: MOST_BOXES - 1], boxes[MOST_BOXES - 1 :]
+    folded = tuple(m for box in rest for m in box.members)
+    return [*kept, Box("more", f"{len(rest):,} more boxes", folded, "")]
+
+
+def summarize(index: TaskIndex, selection: Selection, *, by_project: bool) -> Summary:
+    """The selection as boxes: by project, or by the top task's children (see the module)."""
+    members = selection.members
+    top, boxes = (
+        (None, _project_boxes(index, members)) if by_project else (_subtree_boxes(index, members))
+    )
+    boxes = _fold(boxes)
+    box_of = {m: box.name for box in boxes for m in box.members}
+    waited: dict[str, set[str]] = {}
+    for source, target, kind in selection.edges:
+        mine, theirs = box_of.get(source), box_of.get(target)
+        if kind == "depends_on" and mine and theirs and mine != theirs:
+            waited.setdefault(mine, set()).add(target)
+    waits = {
+        name: (len(targets), len({box_of[t] for t in targets})) for name, targets in waited.items()
+    }
+    return Summary(top, boxes, waits, len(members), "project" if by_project else "subtree")
+
+
+def box_counts(index: TaskIndex, members: tuple[str, ...]) -> str:
+    """`N tasks: x done, y ready, ...`, the states in the legend's order."""
+    states = Counter(state(index, m)[0] for m in members)
+    parts = [f"{states[name]:,} {name}" for name in STYLES if states[name]]
+    return f"{len(members):,} tasks: " + ", ".join(parts)
+
+
+def box_text(index: TaskIndex, summary: Summary, box: Box) -> list[str]:
+    """The lines of a box: what it is, its counts, what it waits on, how to draw it."""
+    lines = [*box.label.split("\n"), box_counts(index, box.members)]
+    tasks, boxes = summary.waits.get(box.name, (0, 0))
+    if tasks:
+        lines.append(f"waits on {tasks:,} tasks in {boxes:,} other {summary.kind}s")
+    if box.hint:
+        lines.append(f"draw it: {box.hint}")
+    return lines
+
+
+def _box_node(index: TaskIndex, summary: Summary, box: Box) -> str:
+    label = _quote("\n".join(box_text(index, summary, box)))
+    return f"  {_quote(box.name)} [label={label}, shape=box3d, {STYLES['other']}];"
+
+
+def _rows(names: list[str]) -> list[str]:
+    """Lines that lay `names` out in rows of `ROW`, each row under the one before."""
+    rows = [names[n : n + ROW] for n in range(0, len(names), ROW)]
+    lines = [f"  {{ rank=same; {'; '.join(_quote(name) for name in row)}; }}" for row in rows]
+    for upper, lower in itertools.pairwise(rows):
+        lines.extend(
+            f"  {_quote(a)} -> {_quote(b)} [style=invis];"
+            for a, b in zip(upper, lower, strict=False)
+        )
+    return lines
+
+
+def summary_note(summary: Summary) -> str:
+    """What the summary is and how to draw a part in full (the picture's caption)."""
+    parts = summary.kind
+    option = "--project P" if parts == "project" else "--subtree ID"
+    under = f" under {summary.top}" if summary.top is not None else ""
+    return (
+        f"{summary.total:,} tasks, more than a picture keeps readable ({SUMMARY_ABOVE}): "
+        f"each {parts}{under} is a box with its counts; draw one in full with {option}, "
+        "or everything with --full"
+    )
+
+
+def summary_dot(index: TaskIndex, summary: Summary) -> str:
+    """The summary as a Graphviz digraph, its caption saying how to draw a box in full."""
+    lines = [
+        "digraph tasks {",
+        f'  graph [rankdir=TB, fontname="Helvetica", nodesep=0.3, ranksep=0.4, '
+        f"labelloc=t, label={_quote(summary_note(summary))}];",
+        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=11];',
+        *(_box_node(index, summary, box) for box in summary.boxes),
+        *_rows([box.name for box in summary.boxes]),
+    ]
+    if summary.top is not None:
+        lines.append(_node(index, summary.top))
+        lines.extend(
+            f"  {_quote(summary.top)} -> {_quote(box.name)} [{PARENT_EDGE}];"
+            for box in summary.boxes[:ROW]
+        )
+    return "\n".join([*lines, "}"]) + "\n"

@@ -16,6 +16,15 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from tasks_server.sizes import (
+    MAX_ID_CHARS,
+    MAX_LIST_ITEMS,
+    MAX_SHORT_CHARS,
+    MAX_TITLE_CHARS,
+    TEXT_LIMITS,
+    clip,
+)
+
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
@@ -78,13 +87,18 @@ def empty(what: str) -> Text:
     return Text(f"no {what}", style="dim")
 
 
+def title(task: dict[str, Any]) -> str:
+    """A task's title, shortened with a marker past the length a write allows."""
+    return clip(task["title"], MAX_TITLE_CHARS)
+
+
 def _task_cells(task: dict[str, Any]) -> list[str | Text]:
     return [
-        Text(task["id"], style="bold"),
+        Text(clip(task["id"], MAX_ID_CHARS), style="bold"),
         f"P{task['priority']}",
-        status_text(task["status"]),
-        task.get("project") or "",
-        task["title"],
+        status_text(clip(task["status"], MAX_SHORT_CHARS)),
+        clip(task.get("project") or "", MAX_ID_CHARS),
+        title(task),
     ]
 
 
@@ -188,7 +202,7 @@ def metrics_view(data: dict[str, Any]) -> RenderableType:
         grid = table("id", "depends on", "title", title="Most dependencies")
         grid.columns[1].justify = "right"
         for row in heavy:
-            grid.add_row(row["id"], str(row["out_degree"]), row["title"])
+            grid.add_row(row["id"], str(row["out_degree"]), title(row))
         parts.append(grid)
     return stack(*parts)
 
@@ -215,18 +229,22 @@ def _when(text: str) -> str:
     return f"{moment:%Y-%m-%d %H:%M:%S} {zone}".rstrip()
 
 
-def _field_text(value: Any) -> str:
+def _field_text(key: str, value: Any) -> str:
+    """A field's value for reading, shortened with a marker past what a write allows."""
     if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
+        shown = [clip(str(v), MAX_SHORT_CHARS) for v in value[:MAX_LIST_ITEMS]]
+        more = len(value) - len(shown)
+        return ", ".join(shown) + (f"… (+{more:,} items)" if more else "")
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return _number(value)
+    return clip(_number(value), TEXT_LIMITS.get(key, MAX_SHORT_CHARS))
 
 
 def task_detail(data: dict[str, Any]) -> RenderableType:
     """show: the task's fields, then its body."""
     task = dict(data["task"])
-    head = Text.assemble((task.pop("id"), "bold"), "  ", task.pop("title"))
+    head = Text.assemble((clip(task.pop("id"), MAX_ID_CHARS), "bold"), "  ", title(task))
+    task.pop("title")
     body = task.pop("body", None) or ""
     task.pop("extra", None)
     keys = [*[k for k in FIELD_ORDER if k in task], *[k for k in task if k not in FIELD_ORDER]]
@@ -235,11 +253,16 @@ def task_detail(data: dict[str, Any]) -> RenderableType:
     grid.add_column(overflow="fold")
     for key in keys:
         if task[key] not in (None, [], "", {}):
-            value = status_text(task[key]) if key == "status" else _field_text(task[key])
+            text = _field_text(key, task[key])
+            value = status_text(text) if key == "status" else text
             if key in TIMES and isinstance(task[key], str):
                 value = _when(task[key])
             grid.add_row(key.replace("_", " "), value)
-    return Group(head, grid, Text(""), Text(body.strip("\n"))) if body else Group(head, grid)
+    if not body:
+        return Group(head, grid)
+    # The body keeps its own line breaks: printed soft-wrapped (`terminal.out`), never
+    # re-wrapped to the width nor cut, so a long path or URL stays whole.
+    return Group(head, grid, Text(""), Text(body.strip("\n")))
 
 
 def tree_view(data: dict[str, Any]) -> RenderableType:
@@ -263,7 +286,7 @@ def _grow(branch: Tree, nodes: list[dict[str, Any]]) -> None:
 
 def _node_label(node: dict[str, Any]) -> Text:
     status = Text(f"[{node['status']}]", style=STATUS_STYLE.get(node["status"], "yellow"))
-    return Text.assemble((node["id"], "bold"), " ", status, " ", node["title"])
+    return Text.assemble((clip(node["id"], MAX_ID_CHARS), "bold"), " ", status, " ", title(node))
 
 
 def tools_table(specs: list[dict[str, Any]]) -> RenderableType:

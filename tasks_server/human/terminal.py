@@ -47,15 +47,16 @@ def console(stream: IO[str] | None = None) -> Console:
     )
 
 
-def out(*renderables: RenderableType) -> None:
+def out(*renderables: RenderableType, soft_wrap: bool = False) -> None:
     """Print to stdout for a person; into a pipe or file without trailing blanks (rich pads
-    every line of a table to its width)."""
+    every line of a table to its width). `soft_wrap` keeps text's own line breaks: a line
+    longer than the width is left whole for the terminal to wrap (tables still fit)."""
     terminal = console()
     if terminal.is_terminal:
-        terminal.print(*renderables)
+        terminal.print(*renderables, soft_wrap=soft_wrap)
         return
     with terminal.capture() as captured:
-        terminal.print(*renderables)
+        terminal.print(*renderables, soft_wrap=soft_wrap)
     lines = captured.get().splitlines()
     sys.stdout.write("".join(line.rstrip() + "\n" for line in lines))
 

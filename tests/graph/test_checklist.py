@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph.checklist import open_checklist_items
+from tests.conftest import examples
 
 PIECES = ["\n", "\r\n", " ", "\t", "-", "*", "+", "1", "12.", ")", "[", "]", "[ ]", "[x]", "a"]
 bodies = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
@@ -24,7 +25,7 @@ def by_lines(body: str) -> list[str]:
     return items
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(bodies)
 def test_the_scan_finds_what_reading_line_by_line_finds(body: str) -> None:
     assert open_checklist_items(body) == by_lines(body)

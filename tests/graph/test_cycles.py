@@ -14,6 +14,7 @@ from graph.cycles import (
     parent_cycles,
     reach,
 )
+from tests.conftest import examples
 
 
 def adjacency(edges: list[tuple[str, str]]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
@@ -56,7 +57,7 @@ def test_parent_cycles_are_found_once_each_in_one_pass() -> None:
 edge_lists = st.lists(st.tuples(st.sampled_from("abcdef"), st.sampled_from("abcdef")), max_size=12)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(edge_lists, st.tuples(st.sampled_from("abcdef"), st.sampled_from("abcdef")))
 def test_closing_cycle_agrees_with_networkx_components(
     edges: list[tuple[str, str]], new: tuple[str, str]
@@ -72,7 +73,7 @@ def test_closing_cycle_agrees_with_networkx_components(
     )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from("abcdefgh"), st.sampled_from("abcdefgh")), max_size=16))
 def test_cycles_among_the_kahn_candidates_are_every_cycle_networkx_finds(
     edges: list[tuple[str, str]],

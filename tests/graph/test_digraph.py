@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph._digraph import bulk_digraph, predecessors, successors
+from tests.conftest import examples
 
 NODES = list("abcdef")
 edge_lists = st.lists(st.tuples(st.sampled_from(NODES), st.sampled_from(NODES)), max_size=20)
@@ -26,7 +27,7 @@ def shape(graph: nx.DiGraph[str]) -> tuple[list[str], dict[str, list[str]], dict
     return list(graph), succ, pred
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(edge_lists)
 def test_a_bulk_graph_equals_the_graph_add_edges_from_builds(edges: list[tuple[str, str]]) -> None:
     bulk = bulk_digraph(NODES, edges)
@@ -35,7 +36,7 @@ def test_a_bulk_graph_equals_the_graph_add_edges_from_builds(edges: list[tuple[s
     assert bulk.number_of_edges() == len(set(edges))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(edge_lists, edge_lists, st.sampled_from(NODES))
 def test_a_bulk_graph_takes_edits_as_its_own(
     edges: list[tuple[str, str]], more: list[tuple[str, str]], gone: str

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from graph.index import GroupKind, TaskIndex
 from storage.model import Task
+from tests.conftest import examples
 from tests.graph.builders import NOW, state_of, task
 
 IDS = ["a", "b", "c", "d", "e", "f", "g"]
@@ -84,7 +85,7 @@ def kept_orders(index: TaskIndex) -> dict[tuple[str, str | None], list[str]]:
     return {(k, v): index.in_order(k, v)[:] for k, v in GROUPS}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(tasks, max_size=7), edits)
 def test_applied_edits_give_the_same_index_as_a_fresh_build(
     start: list[Task], steps: list[tuple[list[Task], list[str]]]
@@ -95,7 +96,7 @@ def test_applied_edits_give_the_same_index_as_a_fresh_build(
         assert state_of(index) == state_of(TaskIndex.build(current(index)))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(tasks, max_size=7))
 def test_building_in_any_order_gives_the_same_index(start: list[Task]) -> None:
     unique = list({t.id: t for t in start}.values())
@@ -107,7 +108,7 @@ def test_building_in_any_order_gives_the_same_index(start: list[Task]) -> None:
     assert state_of(forward) == state_of(backward) == state_of(one_by_one)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(tasks, max_size=7), edits, st.sampled_from(IDS))
 def test_kept_task_orders_stay_equal_to_sorting_afresh_after_any_edits(
     start: list[Task], steps: list[tuple[list[Task], list[str]]], left_out: str

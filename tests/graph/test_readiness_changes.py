@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from graph.changes import ReadinessChanges, ReadinessProbe
 from graph.index import TaskIndex
 from storage.model import Task
+from tests.conftest import examples
 from tests.graph.builders import index_of, task
 from tests.graph.test_index_incremental import IDS, MISSING, tasks
 
@@ -38,7 +39,7 @@ def _written(tree: dict[str, Task], upserted: list[Task], removed: list[str]) ->
     return after
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(trees, writes)
 def test_reported_changes_equal_the_difference_of_two_fresh_builds(
     tree: dict[str, Task], write: tuple[list[Task], list[str]]

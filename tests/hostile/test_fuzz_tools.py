@@ -37,7 +37,7 @@ from jsonschema import Draft202012Validator
 from mcp import Client
 
 from tasks_server.errors import RECOVERY
-from tests.conftest import DATA
+from tests.conftest import DATA, examples
 from tests.tasks_server.conftest import error_of, make_server
 
 STABLE_CODES = set(RECOVERY) - {"INTERNAL_ERROR"}
@@ -47,7 +47,7 @@ ID_KEYS |= {"soft_depends_on"}
 HANG_GUARD = 30.0
 HUGE = 1024 * 1024 + 1  # just past the cap on an argument string (MAX_ARGUMENT_CHARS)
 FUZZ = settings(
-    max_examples=8,
+    max_examples=examples(8),
     deadline=None,
     derandomize=False,
     database=None,

@@ -74,7 +74,7 @@ class Client(threading.Thread):
         raise AssertionError(f"{tag} not written in {TRIES} tries")
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 def test_servers_and_an_editor_on_one_tree_lose_no_write_and_no_save(tmp_path: Path) -> None:
     root = tmp_path / "tree"
     for task_id, relative in FILES.items():

@@ -122,7 +122,7 @@ def _committed(root: Path) -> bool:
     return journal.is_dir() and any(p.stat().st_size for p in journal.iterdir())
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 def test_a_server_killed_during_batches_leaves_every_batch_whole(tmp_path: Path) -> None:
     rng = random.Random(SEED)
     root = tmp_path / "tree"

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from storage import codec
 from storage.errors import NotATask, ParseError
 from storage.model import MAX_ID_LENGTH, is_valid_id
-from tests.conftest import ODD
+from tests.conftest import ODD, examples
 
 PARSEABLE_ODD = sorted(
     path
@@ -246,7 +246,7 @@ def split_by_regex_search(text: str) -> tuple[str, str] | None:
 @given(st.lists(st.sampled_from(["---", "...", "-", ".", " ", "\t", "\r", "\n", "a", ":"])))
 @example(["a\n", "...", "\n", "b\n", "---", "\n"])
 @example(["a\n", "---", "x\n", "...", " \r\n", "---"])
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 def test_the_frontmatter_ends_at_the_first_closing_line_whatever_surrounds_it(
     pieces: list[str],
 ) -> None:

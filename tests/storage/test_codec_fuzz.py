@@ -18,7 +18,7 @@ from storage import codec
 from storage.errors import ParseError, WouldNotLoad
 from storage.model import Task
 from storage.repository import TaskRepository
-from tests.conftest import write
+from tests.conftest import examples, write
 from tests.storage.task_strategies import (
     extra_keys,
     hostile_text,
@@ -30,7 +30,9 @@ from tests.storage.task_strategies import (
     timestamps,
 )
 
-FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 # Changes in the shapes the tools hand to update_text, and to unknown keys.
 changes = st.fixed_dictionaries(
@@ -144,7 +146,7 @@ def test_any_text_is_a_task_or_a_parse_error_and_an_update_never_breaks_a_readab
 @given(st.sampled_from(["title", "assignee", "tags", "meta"]), st.sampled_from(
     ["\ud800", "a\udfffb", "\ud83d"]
 ))  # fmt: skip
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 def test_a_value_utf8_cannot_hold_is_refused_and_the_file_is_left_as_it_was(
     key: str, bad: str
 ) -> None:
@@ -167,7 +169,7 @@ def test_a_task_that_would_not_read_back_as_a_task_is_refused() -> None:
 
 
 @given(st.sampled_from(["title", "status"]), statuses)
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 def test_a_status_or_title_from_the_hostile_set_is_written_and_read_back(
     key: str, value: str
 ) -> None:

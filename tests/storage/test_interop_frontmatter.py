@@ -19,7 +19,7 @@ from storage import codec
 from storage.importers import import_backlog, import_beads
 from storage.model import Task
 from storage.repository import TaskRepository
-from tests.conftest import DATASETS, datasets, write
+from tests.conftest import DATASETS, datasets, examples, write
 from tests.storage.task_strategies import (
     CONTROLS,
     LINE_BREAKERS,
@@ -53,7 +53,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 @given(tasks())
 @example(Task(id="0123", title="0b101", path="p.md", body="0\r\r\n0"))  # found in CI
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_every_task_the_codec_writes_reads_the_same_through_python_frontmatter(
     task: Task,
 ) -> None:
@@ -76,6 +76,7 @@ def test_each_hostile_value_reads_the_same_through_python_frontmatter(value: str
 
 
 @pytest.mark.anyio
+@pytest.mark.deep
 async def test_every_file_the_write_tools_make_reads_the_same_through_python_frontmatter(
     example_root: Path,
 ) -> None:
@@ -139,6 +140,7 @@ def test_every_file_the_backlog_importer_writes_reads_the_same_through_python_fr
 
 
 @datasets
+@pytest.mark.deep
 @pytest.mark.parametrize("source", ["beads", "backlog"])
 def test_every_file_imported_from_the_real_datasets_reads_the_same_through_python_frontmatter(
     tmp_path: Path, source: str

@@ -130,13 +130,26 @@ def test_bots_prints_the_generated_catalog_with_triggers_and_parameters(
     assert gather["trigger_patterns"] and gather["parameters"]["type"] == "object"
 
 
-def test_check_of_a_file_outside_the_root_is_a_usage_error(
+def test_check_ignores_a_file_outside_the_root_and_says_so_when_verbose(
     example_root: Path, tmp_path: Path
 ) -> None:
-    stray = write(tmp_path, "elsewhere/a.md", "---\nid: a\ntitle: A\n---\n")
-    done = run("check", "--root", str(example_root), str(stray))
-    assert done.returncode == 2 and done.stdout == ""
-    assert str(stray) in done.stderr and "is not under the task root" in done.stderr
+    stray = write(tmp_path, "elsewhere/a.md", "---\nid: a\ntitle: A\ndepends_on: [gone]\n---\n")
+    quiet = run("check", "--root", str(example_root), str(stray))
+    assert (quiet.returncode, quiet.stderr) == (0, "")
+    assert quiet.stdout.strip() == "checked 50 tasks in 50 files: no problems found"
+    told = run("check", "-v", "--root", str(example_root), str(stray))
+    assert told.returncode == 0 and told.stdout == quiet.stdout
+    assert told.stderr.splitlines() == [
+        f"tasks-server check: ignoring {stray}: not under the task root {example_root}"
+    ]
+
+
+def test_check_reports_the_named_files_inside_the_root_beside_ones_outside(
+    odd_root: Path, tmp_path: Path
+) -> None:
+    readme = write(tmp_path, "README.md", "# not a task\n")
+    done = run("check", "--root", str(odd_root), str(readme), str(odd_root / "dangling.md"))
+    assert done.returncode == 1 and "dangling.md:7" in done.stdout
 
 
 def test_titles_with_brackets_are_printed_as_written(example_root: Path) -> None:

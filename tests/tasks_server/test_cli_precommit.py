@@ -1,7 +1,7 @@
 """The repository's pre-commit hook, run the way a team would: `pre-commit try-repo`.
 
 pre-commit builds the hook's own environment from this repository (`language: python`), which
-needs the package index and about a minute on a quiet machine; hence `slow`."""
+needs the package index and about a minute on a quiet machine; hence `deep`."""
 
 from __future__ import annotations
 
@@ -20,8 +20,10 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
 
 
-@pytest.mark.slow
-def test_the_hook_fails_a_commit_whose_task_file_names_a_missing_task(tmp_path: Path) -> None:
+@pytest.mark.deep
+def test_the_hook_fails_a_commit_whose_task_file_names_a_missing_task_beside_a_readme(
+    tmp_path: Path,
+) -> None:
     repo = tmp_path / "team"
     shutil.copytree(DATA / "wx", repo / "tasks" / "wx")
     broken = write(
@@ -29,12 +31,14 @@ def test_the_hook_fails_a_commit_whose_task_file_names_a_missing_task(tmp_path: 
         "tasks/wx/tasks/wx-00000bad-broken.md",
         "---\nid: wx-00000bad\ntitle: Broken\nstatus: active\ndepends_on: [wx-gone]\n---\n",
     )
+    readme = write(repo, "README.md", "# The team's notes, not a task file\n")
     git(repo, "init", "-q")
     git(repo, "add", "-A")
     env = {
         **os.environ,
         "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
         "TASKS_ROOT": str(repo / "tasks"),
+        "COLUMNS": "200",  # one table row a problem, however the caller's terminal is set
         "GIT_AUTHOR_NAME": "t",
         "GIT_AUTHOR_EMAIL": "t@example.org",
         "GIT_COMMITTER_NAME": "t",
@@ -42,7 +46,7 @@ def test_the_hook_fails_a_commit_whose_task_file_names_a_missing_task(tmp_path: 
     }
     env.pop("PYTHONPATH", None)  # the hook runs from its own environment, as for a team
     clean = next((repo / "tasks" / "wx").rglob("wx-6ca4a1a9-*.md"))
-    files = [str(broken.relative_to(repo)), str(clean.relative_to(repo))]
+    files = [str(p.relative_to(repo)) for p in (broken, clean, readme)]
     done = subprocess.run(
         [
             sys.executable,

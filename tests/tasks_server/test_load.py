@@ -16,7 +16,7 @@ from storage.repository import TaskRepository
 from tasks_server.edge.threaded import start_in_thread
 from tests.tasks_server.conftest import make_server
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.deep]
 
 CLIENTS = 4
 ROUNDS = 25

@@ -15,7 +15,7 @@ from mcp import Client
 
 from graph.index import TaskIndex
 from storage.repository import TaskRepository
-from tests.conftest import write
+from tests.conftest import examples, write
 from tests.tasks_server.conftest import call, make_server
 
 pytestmark = pytest.mark.anyio
@@ -167,7 +167,9 @@ async def check_writes(root: Path, sequence: list[tuple[str, dict[str, Any]]]) -
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(sequence=st.lists(writes, min_size=1, max_size=4))
 def test_every_write_reports_what_two_fresh_builds_of_the_tree_differ_by(

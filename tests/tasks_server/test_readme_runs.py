@@ -93,7 +93,8 @@ def fill(command: str, tmp: Path, n: int) -> list[str]:
 
 def _value(word: str, before: str, tmp: Path, n: int) -> str:
     if word == "DIR":
-        return str(tmp / f"new-tree-{n}") if before == "--root" else str(backlog(tmp))
+        fresh = before in ("--root", "init")
+        return str(tmp / f"new-tree-{n}") if fresh else str(backlog(tmp))
     if word == "FILE" and before == "check":
         return str(next((tmp / "tree").rglob("pipe-a84567f9-*.md")))
     fixed = {

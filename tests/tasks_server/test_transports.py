@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import subprocess
 import sys
@@ -275,3 +276,35 @@ def test_a_port_in_use_is_one_line_and_exit_2(example_root: Path) -> None:
     assert done.stderr.strip().splitlines() == [
         f"cannot listen on 127.0.0.1 port {port}: Address already in use"
     ]
+
+
+# --- error replies name no session --------------------------------------------------------
+
+
+@pytest.fixture
+def served(example_root: Path) -> Iterator[str]:
+    server = make_server(example_root)
+    with start_in_thread(server) as running:
+        yield running.url
+    server.close()
+
+
+@pytest.mark.parametrize(
+    ("case", "status"),
+    [("not JSON", 400), ("a JSON-RPC batch of nothing", 400), ("no event-stream Accept", 406)],
+)
+def test_an_error_reply_carries_no_session_id(served: str, case: str, status: int) -> None:
+    content, headers = {
+        "not JSON": (b"{oops", MCP_HEADERS),
+        "a JSON-RPC batch of nothing": (b"[]", MCP_HEADERS),
+        "no event-stream Accept": (json.dumps(INITIALIZE).encode(), {"Accept": "text/plain"}),
+    }[case]
+    sent = {"Content-Type": "application/json", **headers}
+    response = httpx2.post(served, content=content, headers=sent, timeout=10)
+    assert response.status_code == status, response.text
+    assert "mcp-session-id" not in response.headers
+
+
+def test_a_successful_initialize_still_names_its_session(served: str) -> None:
+    response = httpx2.post(served, json=INITIALIZE, headers=MCP_HEADERS, timeout=10)
+    assert response.status_code == 200 and response.headers["mcp-session-id"]
