@@ -26,7 +26,7 @@ from tasks_server.errors import (
     classify,
     shorten,
 )
-from tasks_server.guidance import for_session, guide, nearest_tools
+from tasks_server.guidance import blocked_sentence, for_session, guide, nearest_tools
 from tasks_server.registry import ToolSpec, discover
 from tasks_server.roles import tool_filter
 
@@ -100,18 +100,42 @@ class Toolset:
             args = spec.input_model.model_validate(arguments)
             with self.context.live.snapshot():  # every change finished before the call is in it
                 output = spec.handler(self.context, args)
-            data: dict[str, Any] = output.model_dump(mode="json")
+                data: dict[str, Any] = output.model_dump(mode="json")
+                self._explain_blocked(args, data)
         except Exception as exc:
             return Outcome(self._error(name, exc), True)
         self._limit_guidance(data)
         return Outcome(data, False)
 
+    def _explain_blocked(self, args: Any, data: dict[str, Any]) -> None:
+        """A result about one task that is blocked says why in `blocked_reason`, whatever
+        tool gave it (the handler's own reason, when it has one, stays)."""
+        guidance = data.get("guidance")
+        if guidance is None or "blocked_reason" in guidance:
+            return
+        index = self.context.index
+        named = (getattr(args, key, None) for key in ("task_id", "parent_id", "scope_id", "scope"))
+        task_id = next((n for n in named if isinstance(n, str) and n in index), None)
+        reason = blocked_sentence(task_id, index.reasons(task_id)) if task_id else None
+        if reason is not None:
+            guidance["blocked_reason"] = reason
+
+    def _recovery(self, name: str, code: str, exc: Exception) -> tuple[str, list[str]]:
+        """The step and tools that recover from an error: the error's own, else its code's
+        (`{tool}` is the tool called); the nearest allowed tools when none is open here."""
+        own: tuple[str, list[str]] | None = getattr(exc, "recovery", None)
+        step, tools = own or RECOVERY.get(code, ("Read error.message, then retry", ["{tool}"]))
+        tools = [tool.replace("{tool}", name) for tool in tools]
+        if code in {"TOOL_NOT_ALLOWED", "UNKNOWN_TOOL"} or not self.allowed.intersection(tools):
+            tools = [*tools, *nearest_tools(name, self.names)]
+        open_here = [tool for tool in tools if tool in self.allowed]
+        if code in {"TOOL_NOT_ALLOWED", "UNKNOWN_TOOL"} and open_here:
+            step = f"Call {open_here[0]} instead, or another tool listed here"
+        return step.replace("{tool}", name), tools
+
     def _error(self, name: str, exc: Exception) -> dict[str, Any]:
         info = classify(exc)
-        own: tuple[str, list[str]] | None = getattr(exc, "recovery", None)
-        next_action, tools = own or RECOVERY.get(info.code, ("Read error.message", []))
-        if isinstance(exc, ToolFailure) and info.code in {"TOOL_NOT_ALLOWED", "UNKNOWN_TOOL"}:
-            tools = nearest_tools(name, self.names)
+        next_action, tools = self._recovery(name, info.code, exc)
         guidance = guide(
             f"error_{info.code.lower()}", next_action, tools, blocked_reason=info.message
         )

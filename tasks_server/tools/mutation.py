@@ -22,7 +22,7 @@ from storage.model import (
 )
 from tasks_server.context import ServerContext
 from tasks_server.errors import OpenChecklist, ToolFailure
-from tasks_server.guidance import guide
+from tasks_server.guidance import Guidance, guide
 from tasks_server.models import (
     MAX_LIST_ITEMS,
     AwareMoment,
@@ -36,6 +36,7 @@ from tasks_server.models import (
     Title,
 )
 from tasks_server.registry import tool
+from tasks_server.tools._about import about
 from tasks_server.tools._writes import (
     SHOWN_CHARS,
     ReadinessReport,
@@ -136,10 +137,8 @@ def create_task(ctx: ServerContext, args: CreateTaskInput) -> CreateTaskOutput:
         task=view,
         unblocked=changes.became_ready,
         became_blocked=changes.became_blocked,
-        guidance=guide(
-            "task_created",
-            f"Call get_task_neighborhood on {task_id} to link it",
-            ["get_task_neighborhood", "update_task", "decompose_task"],
+        guidance=about(ctx, task_id, first=["get_task_neighborhood"]).model_copy(
+            update={"next_action": f"Call get_task_neighborhood on {task_id} to link it"}
         ),
     )
 
@@ -197,11 +196,8 @@ def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
         unblocked=found.became_ready,
         became_blocked=found.became_blocked,
         changed=sorted(changes) + (["body"] if args.body else []),
-        guidance=guide(
-            "task_updated",
-            "Call get_ready_tasks to see what can start now",
-            ["get_task", "get_ready_tasks", "complete_task"],
-            context=readiness_counts(found),
+        guidance=about(ctx, task.id, first=["get_task"]).model_copy(
+            update={"context": readiness_counts(found) or None}
         ),
     )
 
@@ -250,13 +246,18 @@ def complete_task(ctx: ServerContext, args: CompleteTaskInput) -> CompleteTaskOu
         unblocked=unblocked,
         became_blocked=found.became_blocked,
         open_children=open_children,
-        guidance=guide(
-            "task_completed",
-            f"Start {unblocked[0]}" if unblocked else "Call get_ready_tasks",
-            ["get_ready_tasks", "get_task"],
-            warnings=warnings,
-        ),
+        guidance=_after_completion(
+            about(ctx, task.id, first=["get_ready_tasks"]), unblocked
+        ).model_copy(update={"warnings": warnings}),
     )
+
+
+def _after_completion(guidance: Guidance, unblocked: list[str]) -> Guidance:
+    """A completion that made tasks ready points at the first of them."""
+    if not unblocked:
+        return guidance
+    step = f"Call get_task on {unblocked[0]}, which this completion made ready"
+    return guidance.model_copy(update={"next_action": step})
 
 
 class CompleteTasksInput(Input):
@@ -448,8 +449,10 @@ def delete_task(ctx: ServerContext, args: DeleteTaskInput) -> DeleteTaskOutput:
         became_blocked=found.became_blocked,
         guidance=guide(
             "task_deleted",
-            "Fix the dangling references with update_task" if referrers else "Done",
-            ["update_task", "get_structural_signals"],
+            "Call update_task to fix the tasks that referenced it"
+            if referrers
+            else "Call get_ready_tasks to pick the next task",
+            ["update_task", "get_structural_signals", "get_ready_tasks"],
             warnings=[f"{len(referrers)} task(s) now reference a missing id"]
             if referrers
             else None,

@@ -13,6 +13,7 @@ from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
 from tasks_server.models import Envelope, IdArg, Input, PagedInput, PageInfo, TaskPage
 from tasks_server.registry import tool
+from tasks_server.tools._about import about
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow, TaskView
 
 TASK_ID = "Exact task id (no prefix matching)."
@@ -31,18 +32,7 @@ class GetTaskOutput(Envelope):
 def get_task(ctx: ServerContext, args: GetTaskInput) -> GetTaskOutput:
     """One task by id, with its body, computed facts and file_modified (for update_task)."""
     task = ctx.index.require(args.task_id)
-    facts = ctx.index.facts(task.id)
-    view = ctx.view(task, args.fields)
-    state = "ready" if facts.is_ready else "blocked" if facts.is_blocked else task.status
-    nxt = "update_task" if not task.is_terminal else "get_task_neighborhood"
-    return GetTaskOutput(
-        task=view,
-        guidance=guide(
-            f"task_{state}",
-            f"Call {nxt} to act on {task.id}",
-            [nxt, "get_task_neighborhood", "get_children", "complete_task"],
-        ),
-    )
+    return GetTaskOutput(task=ctx.view(task, args.fields), guidance=about(ctx, task.id))
 
 
 class ListTasksInput(PagedInput):
@@ -71,7 +61,9 @@ def list_tasks(ctx: ServerContext, args: ListTasksInput) -> ListTasksOutput:
         page,
         guide(
             "tasks_listed" if page.total else "no_tasks_match",
-            "Call get_task for details" if page.total else "Loosen the filters",
+            "Call get_task for details"
+            if page.total
+            else "Call list_tasks again with fewer or looser filters",
             ["get_task", "get_task_neighborhood", "search_tasks"],
         ),
     )
@@ -95,7 +87,9 @@ def search_tasks(ctx: ServerContext, args: SearchTasksInput) -> SearchTasksOutpu
         page,
         guide(
             "matches_found" if page.total else "no_matches",
-            "Call get_task on a match" if page.total else "Try a shorter query or list_tasks",
+            "Call get_task on a match"
+            if page.total
+            else "Call search_tasks with a shorter query, or list_tasks",
             ["get_task", "list_tasks"],
         ),
     )
@@ -150,20 +144,13 @@ def get_dependencies(ctx: ServerContext, args: GetDependenciesInput) -> GetDepen
     facts = index.facts(args.task_id)
     views = ctx.views(present, args.fields)
     soft = index.soft_dependencies(args.task_id)
-    unmet = facts.reasons.unmet_dependencies
     return GetDependenciesOutput(
         task_id=args.task_id,
         dependencies=views,
         dangling=[d for d in deps if d not in index],
-        unmet=unmet,
+        unmet=facts.reasons.unmet_dependencies,
         soft_dependencies=soft,
-        guidance=guide(
-            "dependencies_unmet" if unmet else "dependencies_met",
-            f"Finish or re-plan the {len(unmet)} unmet dependencies"
-            if unmet
-            else f"{args.task_id} is not held by dependencies",
-            ["get_task", "get_blocked_tasks", "update_task"],
-        ),
+        guidance=about(ctx, args.task_id, first=["get_task"]),
     )
 
 
@@ -263,8 +250,8 @@ def get_blocked_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetBlocked
         page,
         guide(
             "blocked_tasks_found" if page.total else "nothing_blocked",
-            "Resolve the first unmet dependency or dangling id"
-            if page.total
+            f"Call get_dependencies on {items[0].task.id} to see what holds it"
+            if items
             else "Call get_ready_tasks",
             ["get_dependencies", "update_task", "get_structural_signals", "get_ready_tasks"],
         ),

@@ -107,7 +107,7 @@ def get_structural_signals(
         next_cursor=next_cursor,
         guidance=guide(
             "signals_found" if total else "no_signals",
-            (more if next_cursor else fix) if total else "Nothing to fix",
-            ["update_task", "get_task", "delete_task"],
+            (more if next_cursor else fix) if total else "Call get_ready_tasks to pick work",
+            ["update_task", "get_task", "delete_task", "get_ready_tasks"],
         ),
     )
