@@ -233,10 +233,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except Exception as exc:
         from tasks_server.bots.errors import BotError  # noqa: PLC0415 - only on failure
+        from tasks_server.registry import DuplicateTool  # noqa: PLC0415
 
-        if not isinstance(exc, BotError):
+        if not isinstance(exc, BotError | DuplicateTool):
             raise
-        print(exc, file=sys.stderr)  # a broken bot config or an unknown bot: one line
+        print(exc, file=sys.stderr)  # a broken bot config, an unknown bot, a twin: one line
         return 2
 
 

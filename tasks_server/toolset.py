@@ -27,7 +27,7 @@ from tasks_server.errors import (
     shorten,
 )
 from tasks_server.guidance import blocked_sentence, for_session, guide, nearest_tools
-from tasks_server.registry import ToolSpec, discover
+from tasks_server.registry import ToolSpec, by_name, discover
 from tasks_server.roles import tool_filter
 
 __all__ = ["MAX_ARGUMENT_CHARS", "Outcome", "Toolset", "open_toolset"]
@@ -74,7 +74,7 @@ class Toolset:
     def __init__(
         self, specs: Sequence[ToolSpec], context: Any, allowed: Callable[[str, str], bool]
     ) -> None:
-        self.specs = {spec.name: spec for spec in specs}
+        self.specs = by_name(specs)  # one tool per name: a twin is refused, never replaces
         self.context = context
         self.names = [name for name, spec in sorted(self.specs.items()) if allowed(name, spec.tier)]
         self.allowed = frozenset(self.names)
@@ -162,7 +162,10 @@ def open_toolset(
     """The tools over the tree at `root` that `role`/`tools` allow; with `bot`, only that
     bot's workflow tools (the others stay known, so guidance never names them)."""
     context = ServerContext.open(root, bots=bots, watch=watch)
-    specs: list[ToolSpec] = [*discover(), *context.bot_specs()]
+    builtin = discover()
+    if context.bots is not None:
+        context.bots.check_names(by_name(builtin))  # a bot never takes a built-in's name
+    specs: list[ToolSpec] = [*builtin, *context.bot_specs()]
     check = tool_filter(role, tools or [])
     if bot is None:
         return Toolset(specs, context, check)

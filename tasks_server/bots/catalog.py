@@ -15,6 +15,7 @@ actions is reported in `warnings` until the process restarts.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,18 @@ class BotCatalog:
         bots = {runtime.name: runtime for runtime in (BotRuntime(f, live) for f in folders)}
         _check_unique_tools(list(bots.values()))
         return cls(bots)
+
+    def check_names(self, taken: dict[str, ToolSpec]) -> None:
+        """BotConfigError when a generated tool would take the name of one in `taken`
+        (a built-in, say): one line naming both, never a replacement."""
+        for runtime in self.bots.values():
+            clash = next((name for name in runtime.registered if name in taken), None)
+            if clash is not None:
+                raise BotConfigError(
+                    runtime.folder / CONFIG_FILE, "name", f"generated tool {clash!r} is also "
+                    f"the name of the tool from {taken[clash].where}; rename the bot, "
+                    "behavior or action",
+                )  # fmt: skip
 
     def names(self) -> list[str]:
         return sorted(self.bots)
@@ -132,7 +145,8 @@ def bot_specs(runtime: BotRuntime) -> list[ToolSpec]:
     for behavior in config.behaviors:
         specs.append(_behavior_spec(runtime, behavior))
         specs += [_action_spec(runtime, behavior, action) for action in behavior.actions]
-    return specs
+    origin = str(runtime.folder / CONFIG_FILE)
+    return [replace(spec, origin=origin) for spec in specs]
 
 
 def _bot_level(runtime: BotRuntime, config: BotConfig) -> list[ToolSpec]:
