@@ -74,11 +74,33 @@ class Toolset:
     def __init__(
         self, specs: Sequence[ToolSpec], context: Any, allowed: Callable[[str, str], bool]
     ) -> None:
-        self.specs = by_name(specs)  # one tool per name: a twin is refused, never replaces
         self.context = context
+        self._allow = allowed
+        self._use(specs)
+        self._bots_seen = self._bots_version()
+
+    def _use(self, specs: Sequence[ToolSpec]) -> None:
+        self.specs = by_name(specs)  # one tool per name: a twin is refused, never replaces
+        allowed = self._allow
         self.names = [name for name, spec in sorted(self.specs.items()) if allowed(name, spec.tier)]
         self.allowed = frozenset(self.names)
         self._hidden = frozenset(self.specs) - self.allowed  # once, not on every call
+
+    def _bots_version(self) -> int:
+        bots = getattr(self.context, "bots", None)
+        return bots.version if bots is not None else 0
+
+    def sync(self) -> bool:
+        """Take in the bot tools a restart_server changed; True when the listed tools changed
+        (an integer compare when nothing did)."""
+        version = self._bots_version()
+        if version == self._bots_seen:
+            return False
+        self._bots_seen = version
+        listed = [(spec.name, spec.description) for spec in self.visible()]
+        fixed = [spec for spec in self.specs.values() if spec.tier != "workflow"]
+        self._use([*fixed, *self.context.bot_specs()])
+        return listed != [(spec.name, spec.description) for spec in self.visible()]
 
     def visible(self) -> list[ToolSpec]:
         """The specs this session lists, sorted by name."""
@@ -169,5 +191,7 @@ def open_toolset(
     check = tool_filter(role, tools or [])
     if bot is None:
         return Toolset(specs, context, check)
-    only = {spec.name for spec in context.bot_specs(only=bot)}
-    return Toolset(specs, context, lambda name, tier: name in only and check(name, tier))
+    runtime = context.bots.bot(bot)  # its registered tools change on a restart_server
+    return Toolset(
+        specs, context, lambda name, tier: name in runtime.registered and check(name, tier)
+    )
