@@ -69,7 +69,7 @@ class GetTaskScoringFactorsInput(Input):
     ready_only: bool = Field(True, description="Only tasks that are ready now.")
     include_done: bool = Field(False, description="Include done and cancelled tasks.")
     project: IdArg | None = Field(None, description="Only this project.")
-    limit: int = LIMIT
+    limit: int = Field(50, ge=1, le=1000, description="Page size for long lists.")
     cursor: str | None = CURSOR
 
 
