@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from graph.errors import InvalidArgument
 from tasks_server.context import ServerContext
 from tasks_server.errors import (
     RECOVERY,
@@ -28,7 +29,7 @@ from tasks_server.errors import (
 )
 from tasks_server.guidance import blocked_sentence, for_session, guide, nearest_tools
 from tasks_server.registry import ToolSpec, by_name, discover
-from tasks_server.roles import tool_filter
+from tasks_server.roles import check_allowlist, tool_filter
 
 __all__ = ["MAX_ARGUMENT_CHARS", "Outcome", "Toolset", "open_toolset"]
 
@@ -121,6 +122,7 @@ class Toolset:
             check_sizes(arguments)
             args = spec.input_model.model_validate(arguments)
             with self.context.live.snapshot():  # every change finished before the call is in it
+                self._check_project(spec, args)
                 output = spec.handler(self.context, args)
                 data: dict[str, Any] = output.model_dump(mode="json")
                 self._explain_blocked(args, data)
@@ -128,6 +130,15 @@ class Toolset:
             return Outcome(self._error(name, exc), True)
         self._limit_guidance(data)
         return Outcome(data, False)
+
+    def _check_project(self, spec: ToolSpec, args: Any) -> None:
+        """A reading tool filtering by a project no task has is INVALID_ARGUMENT, never an
+        empty success (a writer may name a new project)."""
+        project = getattr(args, "project", None)
+        if not spec.hints.read_only or not isinstance(project, str):
+            return
+        if not self.context.index.project_members(project):
+            raise InvalidArgument("project", f"no task has project {shorten(project)!r}")
 
     def _explain_blocked(self, args: Any, data: dict[str, Any]) -> None:
         """A result about one task that is blocked says why in `blocked_reason`, whatever
@@ -188,6 +199,7 @@ def open_toolset(
     if context.bots is not None:
         context.bots.check_names(by_name(builtin))  # a bot never takes a built-in's name
     specs: list[ToolSpec] = [*builtin, *context.bot_specs()]
+    check_allowlist(tools or [], [spec.name for spec in specs])
     check = tool_filter(role, tools or [])
     if bot is None:
         return Toolset(specs, context, check)

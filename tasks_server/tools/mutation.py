@@ -13,6 +13,7 @@ from pydantic import Field
 
 from graph.changes import ReadinessChanges, ReadinessProbe
 from graph.checklist import open_checklist_items
+from storage.codec import DELETE
 from storage.model import (
     DEFAULT_PRIORITY,
     DEFAULT_TYPE,
@@ -69,6 +70,8 @@ class TaskFieldsInput(Input):
     tags: list[ShortText] | None = Field(None, max_length=MAX_LIST_ITEMS, description="Tags.")
     assignee: ShortText | None = Field(None, description="Assignee.")
     complexity: ShortText | None = Field(None, description="Complexity, as you grade it.")
+    effort: ShortText | None = Field(None, description="Effort, as you estimate it.")
+    context: ShortText | None = Field(None, description="Context (where or how it is done).")
     due: Moment | None = Field(None, description="Due date (ISO).")
 
 
@@ -110,6 +113,8 @@ def _new_task(args: CreateTaskInput, task_id: str, now: datetime) -> Task:
         tags=tuple(args.tags or ()),
         assignee=args.assignee,
         complexity=args.complexity,
+        effort=args.effort,
+        context=args.context,
         due=args.due,
         created=now,
         modified=now,
@@ -144,10 +149,13 @@ def create_task(ctx: ServerContext, args: CreateTaskInput) -> CreateTaskOutput:
 
 
 class UpdateTaskInput(TaskFieldsInput):
+    """Every field but the id, the title and the body may be given as null: that removes
+    its line from the file (a removed type, status or priority reads as the default)."""
+
     task_id: IdArg = Field(description=TASK_ID)
     title: Title | None = Field(None, description="New title.")
     project: IdArg | None = Field(None, description="New project (the file stays where it is).")
-    parent: ShortText | None = Field(None, description="New parent id; '' makes it a root.")
+    parent: ShortText | None = Field(None, description="New parent id; '' or null: a root.")
     body: Body | None = Field(None, description="New markdown body (replaces the old one).")
     expected_modified: AwareMoment | None = Field(
         None,
@@ -157,16 +165,24 @@ class UpdateTaskInput(TaskFieldsInput):
 
 
 class UpdateTaskOutput(TaskWritten):
-    changed: list[str] = Field(description="Frontmatter keys written.")
+    changed: list[str] = Field(description="Frontmatter keys written or removed.")
+
+
+UNSETTABLE = frozenset({*TaskFieldsInput.model_fields, "project", "parent"})
+"""The fields update_task removes when given as null."""
 
 
 def _update_changes(args: UpdateTaskInput, now: datetime) -> dict[str, object]:
+    given = args.model_fields_set
+    if "title" in given and args.title is None:
+        raise ToolFailure("INVALID_ARGUMENT", "title: a task needs one; it cannot be removed")
     changes = _set_fields(args)
     for key in ("title", "project"):
         if getattr(args, key) is not None:
             changes[key] = getattr(args, key)
     if args.parent is not None:
-        changes["parent"] = args.parent or None
+        changes["parent"] = args.parent or DELETE
+    changes.update((key, DELETE) for key in given & UNSETTABLE if getattr(args, key) is None)
     if changes.get("status") in TERMINAL_STATUSES:
         changes.setdefault("completed", now)
     changes["modified"] = now

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from graph import query, readiness
 from graph.query import TreeNode
@@ -160,6 +160,12 @@ class GetTaskTreeInput(Input):
     max_depth: int | None = Field(None, ge=0, description="Levels below the root to include.")
     exclude_status: list[str] = Field(default_factory=list, description="Statuses to leave out.")
     format: Literal["json", "ascii"] = Field("json", description="Nested JSON or an ASCII tree.")
+
+    @model_validator(mode="after")
+    def _one_root(self) -> GetTaskTreeInput:
+        if self.task_id is not None and self.project is not None:
+            raise ValueError("give task_id or project, not both")
+        return self
 
 
 class GetTaskTreeOutput(Envelope):
