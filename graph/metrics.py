@@ -30,6 +30,8 @@ __all__ = [
     "Scope",
     "graph_metrics",
     "resolve_scope",
+    "scoped_depths",
+    "scoped_roots",
 ]
 
 Scope = Literal["all", "project", "subtree"]
@@ -89,11 +91,23 @@ class GraphMetrics(BaseModel):
     tasks_by_status: dict[str, int] = Field(description="Task count per status, by name.")
     tasks_by_type: dict[str, int] = Field(description="Task count per type, by name.")
     orphan_count: int = Field(description="Tasks with no parent and no depends_on.")
-    root_count: int = Field(description="Tasks with no parent or a parent id no task has.")
+    root_count: int = Field(
+        description="Roots of the scoped graph: tasks whose parent is none, no task, or a task"
+        " outside the scope."
+    )
     leaf_count: int = Field(description="Tasks with no child that is open.")
-    max_depth: int = Field(description="Largest depth (parent hops to a root); 0 if none.")
-    avg_depth: float = Field(description="Mean depth over tasks that have one; 0.0 if none.")
+    max_depth: int = Field(
+        description="Largest depth within the scope (parent hops to a root of the scoped"
+        " graph); 0 if none."
+    )
+    avg_depth: float = Field(
+        description="Mean depth within the scope over tasks that have one; 0.0 if none."
+    )
     no_depth_count: int = Field(description="Tasks without a depth: on or under a parent cycle.")
+    max_absolute_depth: int = Field(
+        description="Largest depth in the whole graph (parent hops to a root of it) of a task"
+        " in scope; 0 if none."
+    )
     dependency_stats: DependencyStats = Field(description="Degrees of the depends_on graph.")
     readiness_stats: ReadinessStats = Field(description="Ready, blocked, in-progress counts.")
 
@@ -156,6 +170,7 @@ def _all_metrics(index: TaskIndex, top: int) -> GraphMetrics:
         max_depth=tally.max_depth(),
         avg_depth=tally.depth_sum / depth_count if depth_count else 0.0,
         no_depth_count=len(index) - depth_count,
+        max_absolute_depth=tally.max_depth(),
         dependency_stats=DependencyStats(
             total_edges=tally.edges,
             dangling_edges=tally.dangling,
@@ -185,11 +200,40 @@ def _dependency_stats(index: TaskIndex, members: Collection[str], top: int) -> D
     )
 
 
+def scoped_roots(index: TaskIndex, members: Collection[str]) -> list[str]:
+    """The members whose parent is none, no task, or not a member: the scoped graph's roots.
+
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md"),
+    ...                          Task(id="b", title="B", path="b.md", parent="a")])
+    >>> scoped_roots(index, ["b"]), scoped_roots(index, ["a", "b"])
+    (['b'], ['a'])
+    """
+    inside = set(members)
+    return [m for m in members if index.require(m).parent not in inside]
+
+
+def scoped_depths(index: TaskIndex, members: Collection[str]) -> dict[str, int]:
+    """Parent hops from each member to a root of the scoped graph (0 at one); a member on
+    or under a parent cycle has none. Linear: each member is walked once."""
+    depths = dict.fromkeys(scoped_roots(index, members), 0)
+    for task_id in members:
+        if index.record(task_id).depth is None:
+            continue  # on or under a parent cycle
+        chain, current = [], task_id
+        while current not in depths:  # a member below a root: its parent is a member
+            chain.append(current)
+            current = cast(str, index.require(current).parent)
+        depths.update((node, depths[current] + n) for n, node in enumerate(reversed(chain), 1))
+    return {task_id: depths[task_id] for task_id in members if task_id in depths}
+
+
 def _scoped_metrics(
     index: TaskIndex, scope: Scope, scope_id: str, members: Collection[str], top: int
 ) -> GraphMetrics:
     records = [index.record(task_id) for task_id in members]
-    depths = [r.depth for r in records if r.depth is not None]
+    absolute = [r.depth for r in records if r.depth is not None]
+    depths = list(scoped_depths(index, members).values())
     return GraphMetrics(
         scope=scope,
         scope_id=scope_id,
@@ -197,11 +241,12 @@ def _scoped_metrics(
         tasks_by_status=dict(sorted(Counter(r.local.status for r in records).items())),
         tasks_by_type=dict(sorted(Counter(r.local.type for r in records).items())),
         orphan_count=sum(r.local.is_orphan for r in records),
-        root_count=sum(r.local.is_root for r in records),
+        root_count=len(scoped_roots(index, members)),
         leaf_count=sum(r.local.is_leaf for r in records),
         max_depth=max(depths, default=0),
         avg_depth=sum(depths) / len(depths) if depths else 0.0,
         no_depth_count=len(records) - len(depths),
+        max_absolute_depth=max(absolute, default=0),
         dependency_stats=_dependency_stats(index, members, top),
         readiness_stats=ReadinessStats(
             ready_count=sum(r.ready for r in records),

@@ -250,10 +250,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except Exception as exc:
         from tasks_server.bots.errors import BotError  # noqa: PLC0415 - only on failure
+        from tasks_server.registry import DuplicateTool  # noqa: PLC0415
+        from tasks_server.roles import NoToolMatches  # noqa: PLC0415
 
-        if not isinstance(exc, BotError):
+        if not isinstance(exc, BotError | DuplicateTool | NoToolMatches):
             raise
-        print(exc, file=sys.stderr)  # a broken bot config or an unknown bot: one line
+        print(exc, file=sys.stderr)  # a bad bot config or allowlist, a twin tool: one line
         return 2
 
 

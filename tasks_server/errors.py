@@ -120,22 +120,32 @@ class ErrorResult(BaseModel):
     guidance: Guidance
 
 
-RECOVERY: dict[str, tuple[str, list[str]]] = {
-    "TASK_NOT_FOUND": ("Check the id with search_tasks", ["search_tasks", "list_tasks"]),
-    "INVALID_ARGUMENT": ("Fix the argument named in the message and retry", []),
-    "CONFLICT": ("Re-read the task with get_task, then retry with its file_modified", ["get_task"]),
-    "CYCLE": ("Choose a parent or dependency outside the cycle", ["get_task_neighborhood"]),
+RECOVERY: dict[str, tuple[str, list[str]]] = {  # `{tool}` stands for the tool called
+    "TASK_NOT_FOUND": ("Call search_tasks to find the right id", ["search_tasks", "list_tasks"]),
+    "INVALID_ARGUMENT": ("Fix the argument error.message names, then call {tool} again",
+                         ["{tool}", "list_tasks"]),
+    "CONFLICT": ("Call get_task to re-read the task, then retry with its file_modified",
+                 ["get_task", "{tool}"]),
+    "CYCLE": ("Call get_task_neighborhood and choose a parent or dependency outside the cycle",
+              ["get_task_neighborhood", "get_dependencies"]),
     "TOOL_NOT_ALLOWED": ("Use one of the tools listed here instead", []),
-    "PARSE_ERROR": ("Fix the file named in the message, then retry", ["get_structural_signals"]),
-    "INVALID_CURSOR": ("Restart paging without a cursor", []),
-    "ALREADY_EXISTS": ("Use update_task on the existing task, or another id", ["get_task"]),
-    "OPEN_CHECKLIST": ("Tick the items, or call complete_task with force=true", ["get_task"]),
-    "PATH_OUTSIDE_ROOT": ("Use an id or path inside the task root", []),
-    "UNKNOWN_TOOL": ("Call tools/list and use a listed name", []),
-    "ACTION_INCOMPLETE": ("Finish the action the message names, then close it", []),
-    "READ_ONLY_ROOT": ("Serve a writable copy: tasks-server init DIR, then --root DIR", []),
-    "IO_ERROR": ("Check the tree can be read and written (disk, permissions), then retry", []),
-    "INTERNAL_ERROR": ("Retry once; if it repeats, call rebuild_index", ["rebuild_index"]),
+    "PARSE_ERROR": ("Fix the file error.message names, then call {tool} again",
+                    ["get_structural_signals", "get_index_stats"]),
+    "INVALID_CURSOR": ("Call {tool} again without a cursor to restart paging", ["{tool}"]),
+    "ALREADY_EXISTS": ("Call get_task on the existing task, or retry with another id",
+                       ["get_task", "update_task"]),
+    "OPEN_CHECKLIST": ("Tick the items with update_task, or call complete_task with force=true",
+                       ["get_task", "update_task", "complete_task"]),
+    "PATH_OUTSIDE_ROOT": ("Call {tool} again with an id or path inside the task root",
+                          ["{tool}", "get_index_stats"]),
+    "UNKNOWN_TOOL": ("Use a name tools/list shows", []),
+    "ACTION_INCOMPLETE": ("Finish the action error.message names, then close it", []),
+    "READ_ONLY_ROOT": ("Serve a writable copy: run tasks-server init DIR, then --root DIR",
+                       ["get_index_stats"]),
+    "IO_ERROR": ("Check the tree can be read and written (disk, permissions), then call "
+                 "{tool} again", ["{tool}", "get_index_stats"]),
+    "INTERNAL_ERROR": ("Retry once; if it repeats, call rebuild_index",
+                       ["{tool}", "rebuild_index", "get_index_stats"]),
 }  # fmt: skip
 
 

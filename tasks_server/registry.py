@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args, get_origin
 
@@ -22,7 +22,7 @@ from tasks_server.listing import Listing
 if TYPE_CHECKING:
     from tasks_server.context import ServerContext
 
-__all__ = ["Handler", "Hints", "Tier", "ToolSpec", "discover", "tool"]
+__all__ = ["DuplicateTool", "Handler", "Hints", "Tier", "ToolSpec", "by_name", "discover", "tool"]
 
 Tier = Literal["query", "mutation", "workflow", "admin"]
 
@@ -53,9 +53,36 @@ class ToolSpec:
     handler: Handler
     hints: Hints = field(default_factory=Hints)
     meta: dict[str, Any] | None = None
+    origin: str = ""
+    """Where the tool comes from, for messages: a module, or a bot's config file."""
+
+    @property
+    def where(self) -> str:
+        return self.origin or getattr(self.handler, "__module__", "?")
 
 
-_DECLARED: list[ToolSpec] = []
+class DuplicateTool(ValueError):
+    """Two tools with one name: one line naming both, never a silent replacement."""
+
+    def __init__(self, first: ToolSpec, second: ToolSpec) -> None:
+        super().__init__(
+            f"two tools are named {first.name!r}: one from {first.where}, one from "
+            f"{second.where}; rename one of them"
+        )
+        self.name = first.name
+
+
+def by_name(specs: Iterable[ToolSpec]) -> dict[str, ToolSpec]:
+    """`specs` by name; DuplicateTool when two share one."""
+    found: dict[str, ToolSpec] = {}
+    for spec in specs:
+        if spec.name in found:
+            raise DuplicateTool(found[spec.name], spec)
+        found[spec.name] = spec
+    return found
+
+
+_DECLARED: dict[str, ToolSpec] = {}
 
 
 def tool(
@@ -73,17 +100,20 @@ def tool(
         hints = inspect.get_annotations(fn, eval_str=True)
         returned = hints["return"]
         origin: object = get_origin(returned)
-        _DECLARED.append(
-            ToolSpec(
-                name=fn.__name__,
-                tier=tier,
-                description=inspect.cleandoc(fn.__doc__ or ""),
-                input_model=hints["args"],
-                output_model=get_args(returned)[0] if origin is Listing else returned,
-                handler=fn,
-                hints=Hints(read_only, destructive, idempotent),
-            )
+        spec = ToolSpec(
+            name=fn.__name__,
+            tier=tier,
+            description=inspect.cleandoc(fn.__doc__ or ""),
+            input_model=hints["args"],
+            output_model=get_args(returned)[0] if origin is Listing else returned,
+            handler=fn,
+            hints=Hints(read_only, destructive, idempotent),
+            origin=f"{fn.__module__}.{fn.__qualname__}",
         )
+        known = _DECLARED.get(spec.name)
+        if known is not None and known.origin != spec.origin:  # a reloaded module is no twin
+            raise DuplicateTool(known, spec)
+        _DECLARED[spec.name] = spec
         return fn
 
     return declare
@@ -94,4 +124,4 @@ def discover() -> list[ToolSpec]:
     package = importlib.import_module("tasks_server.tools")
     for module in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"{package.__name__}.{module.name}")
-    return sorted({spec.name: spec for spec in _DECLARED}.values(), key=lambda s: s.name)
+    return sorted(_DECLARED.values(), key=lambda s: s.name)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Sequence
 
-__all__ = ["ROLES", "parse_patterns", "tool_filter"]
+__all__ = ["ROLES", "NoToolMatches", "check_allowlist", "parse_patterns", "tool_filter"]
 
 ROLES: dict[str, frozenset[str]] = {
     "planner": frozenset({"query"}),
@@ -42,3 +42,24 @@ def tool_filter(
         return tier in tiers or any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
     return allowed
+
+
+class NoToolMatches(ValueError):
+    """An allowlist that matches no tool: one line, for the command line."""
+
+
+def check_allowlist(patterns: Sequence[str], names: Sequence[str]) -> None:
+    """NoToolMatches when `patterns` are given and match none of `names` (a typo would
+    otherwise serve nothing, silently).
+
+    >>> check_allowlist(["nosuch_*"], ["get_task"])
+    Traceback (most recent call last):
+    ...
+    tasks_server.roles.NoToolMatches: tasks-server: --tools nosuch_* matches no tool; ...
+    """
+    if not patterns or any(fnmatch.fnmatchcase(n, p) for p in patterns for n in names):
+        return
+    raise NoToolMatches(
+        f"tasks-server: --tools {','.join(patterns)} matches no tool; "
+        "`tasks-server tools` lists them"
+    )

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from graph.errors import InvalidArgument
+from tasks_server.bots.errors import UnknownBot
 from tasks_server.context import ServerContext
 from tasks_server.errors import (
     RECOVERY,
@@ -28,10 +30,10 @@ from tasks_server.errors import (
     classify,
     shorten,
 )
-from tasks_server.guidance import for_session, guide, nearest_tools
+from tasks_server.guidance import blocked_sentence, for_session, guide, nearest_tools
 from tasks_server.listing import Listing, page
-from tasks_server.registry import ToolSpec, discover
-from tasks_server.roles import tool_filter
+from tasks_server.registry import ToolSpec, by_name, discover
+from tasks_server.roles import check_allowlist, tool_filter
 
 __all__ = ["MAX_ARGUMENT_CHARS", "Outcome", "Toolset", "open_toolset"]
 
@@ -80,11 +82,33 @@ class Toolset:
     def __init__(
         self, specs: Sequence[ToolSpec], context: ServerContext, allowed: Callable[[str, str], bool]
     ) -> None:
-        self.specs = {spec.name: spec for spec in specs}
         self.context = context
+        self._allow = allowed
+        self._use(specs)
+        self._bots_seen = self._bots_version()
+
+    def _use(self, specs: Sequence[ToolSpec]) -> None:
+        self.specs = by_name(specs)  # one tool per name: a twin is refused, never replaces
+        allowed = self._allow
         self.names = [name for name, spec in sorted(self.specs.items()) if allowed(name, spec.tier)]
         self.allowed = frozenset(self.names)
         self._hidden = frozenset(self.specs) - self.allowed  # once, not on every call
+
+    def _bots_version(self) -> int:
+        bots = getattr(self.context, "bots", None)
+        return bots.version if bots is not None else 0
+
+    def sync(self) -> bool:
+        """Take in the bot tools a restart_server changed; True when the listed tools changed
+        (an integer compare when nothing did)."""
+        version = self._bots_version()
+        if version == self._bots_seen:
+            return False
+        self._bots_seen = version
+        listed = [(spec.name, spec.description) for spec in self.visible()]
+        fixed = [spec for spec in self.specs.values() if spec.tier != "workflow"]
+        self._use([*fixed, *self.context.bot_specs()])
+        return listed != [(spec.name, spec.description) for spec in self.visible()]
 
     def visible(self) -> list[ToolSpec]:
         """The specs this session lists, sorted by name."""
@@ -108,21 +132,55 @@ class Toolset:
             check_sizes(arguments)
             args = spec.input_model.model_validate(arguments)
             with self.context.live.snapshot():  # every change finished before the call is in it
+                self._check_project(spec, args)
                 output = spec.handler(self.context, args)
                 if isinstance(output, Listing):
                     output = page(self.context, name, args, output, spec.output_model)
-            data: dict[str, Any] = output.model_dump(mode="json")
+                data: dict[str, Any] = output.model_dump(mode="json")
+                self._explain_blocked(args, data)
         except Exception as exc:
             return Outcome(self._error(name, exc), True)
         self._limit_guidance(data)
         return Outcome(data, False)
 
+    def _check_project(self, spec: ToolSpec, args: Any) -> None:
+        """A reading tool filtering by a project no task has is INVALID_ARGUMENT, never an
+        empty success (a writer may name a new project)."""
+        project = getattr(args, "project", None)
+        if not spec.hints.read_only or not isinstance(project, str):
+            return
+        if not self.context.index.project_members(project):
+            raise InvalidArgument("project", f"no task has project {shorten(project)!r}")
+
+    def _explain_blocked(self, args: Any, data: dict[str, Any]) -> None:
+        """A result about one task that is blocked says why in `blocked_reason`, whatever
+        tool gave it (the handler's own reason, when it has one, stays)."""
+        guidance = data.get("guidance")
+        if guidance is None or "blocked_reason" in guidance:
+            return
+        index = self.context.index
+        named = (getattr(args, key, None) for key in ("task_id", "parent_id", "scope_id", "scope"))
+        task_id = next((n for n in named if isinstance(n, str) and n in index), None)
+        reason = blocked_sentence(task_id, index.reasons(task_id)) if task_id else None
+        if reason is not None:
+            guidance["blocked_reason"] = reason
+
+    def _recovery(self, name: str, code: str, exc: Exception) -> tuple[str, list[str]]:
+        """The step and tools that recover from an error: the error's own, else its code's
+        (`{tool}` is the tool called); the nearest allowed tools when none is open here."""
+        own: tuple[str, list[str]] | None = getattr(exc, "recovery", None)
+        step, tools = own or RECOVERY.get(code, ("Read error.message, then retry", ["{tool}"]))
+        tools = [tool.replace("{tool}", name) for tool in tools]
+        if code in {"TOOL_NOT_ALLOWED", "UNKNOWN_TOOL"} or not self.allowed.intersection(tools):
+            tools = [*tools, *nearest_tools(name, self.names)]
+        open_here = [tool for tool in tools if tool in self.allowed]
+        if code in {"TOOL_NOT_ALLOWED", "UNKNOWN_TOOL"} and open_here:
+            step = f"Call {open_here[0]} instead, or another tool listed here"
+        return step.replace("{tool}", name), tools
+
     def _error(self, name: str, exc: Exception) -> dict[str, Any]:
         info = classify(exc)
-        own: tuple[str, list[str]] | None = getattr(exc, "recovery", None)
-        next_action, tools = own or RECOVERY.get(info.code, ("Read error.message", []))
-        if isinstance(exc, ToolFailure) and info.code in {"TOOL_NOT_ALLOWED", "UNKNOWN_TOOL"}:
-            tools = nearest_tools(name, self.names)
+        next_action, tools = self._recovery(name, info.code, exc)
         guidance = guide(
             f"error_{info.code.lower()}", next_action, tools, blocked_reason=info.message
         )
@@ -149,9 +207,17 @@ def open_toolset(
     """The tools over the tree at `root` that `role`/`tools` allow; with `bot`, only that
     bot's workflow tools (the others stay known, so guidance never names them)."""
     context = ServerContext.open(root, bots=bots, watch=watch)
-    specs: list[ToolSpec] = [*discover(), *context.bot_specs()]
+    builtin = discover()
+    if context.bots is not None:
+        context.bots.check_names(by_name(builtin))  # a bot never takes a built-in's name
+    specs: list[ToolSpec] = [*builtin, *context.bot_specs()]
+    check_allowlist(tools or [], [spec.name for spec in specs])
     check = tool_filter(role, tools or [])
     if bot is None:
         return Toolset(specs, context, check)
-    only = {spec.name for spec in context.bot_specs(only=bot)}
-    return Toolset(specs, context, lambda name, tier: name in only and check(name, tier))
+    if context.bots is None:
+        raise UnknownBot(bot, [])
+    runtime = context.bots.bot(bot)  # its registered tools change on a restart_server
+    return Toolset(
+        specs, context, lambda name, tier: name in runtime.registered and check(name, tier)
+    )

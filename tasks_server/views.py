@@ -85,6 +85,7 @@ class TaskView(TaskBrief):
     assignee: str | None = Field(None, description="Assignee.")
     complexity: str | None = Field(None, description="Complexity as written.")
     effort: str | None = Field(None, description="Effort as written.")
+    context: str | None = Field(None, description="Context as written.")
     due: datetime | None = Field(None, description="Due date.")
     created: datetime | None = Field(None, description="Created (frontmatter).")
     modified: datetime | None = Field(None, description="Modified (frontmatter).")
@@ -215,6 +216,7 @@ def to_view(
         "assignee": task.assignee,
         "complexity": task.complexity,
         "effort": task.effort,
+        "context": task.context,
         "due": task.due,
         "created": task.created,
         "modified": task.modified,

@@ -8,13 +8,15 @@ Per bot `b` with behaviors `h` and actions `a` (all tier `workflow`):
     b_close_current_action      mark the current action complete and move on
     b_restart_server            reload config and instructions in this process
 
-The tool list is fixed when the specs are registered: a reloaded config that adds or removes
-actions is reported in `warnings` until the process restarts.
+A config edited on disk is re-read on the next call; its tool list changes only on
+`b_restart_server` (until then a config that adds or removes actions is reported in
+`warnings`), and then the server tells the client (notifications/tools/list_changed).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -50,8 +52,28 @@ class BotCatalog:
         _check_unique_tools(list(bots.values()))
         return cls(bots)
 
+    def check_names(self, taken: dict[str, ToolSpec]) -> None:
+        """BotConfigError when a generated tool would take the name of one in `taken`
+        (a built-in, say): one line naming both, never a replacement."""
+        for runtime in self.bots.values():
+            others = (n for r in self.bots.values() if r is not runtime for n in r.registered)
+            runtime.reserved = frozenset(taken).union(others)
+            clash = next((name for name in runtime.registered if name in taken), None)
+            if clash is not None:
+                raise BotConfigError(
+                    runtime.folder / CONFIG_FILE, "name", f"generated tool {clash!r} is also "
+                    f"the name of the tool from {taken[clash].where}; rename the bot, "
+                    "behavior or action",
+                )  # fmt: skip
+
     def names(self) -> list[str]:
         return sorted(self.bots)
+
+    @property
+    def version(self) -> int:
+        """Grows whenever a bot's registered tools change (a restart_server that found new,
+        removed or re-described tools)."""
+        return sum(runtime.version for runtime in self.bots.values())
 
     def bot(self, name: str) -> BotRuntime:
         if name not in self.bots:
@@ -132,12 +154,13 @@ def bot_specs(runtime: BotRuntime) -> list[ToolSpec]:
     for behavior in config.behaviors:
         specs.append(_behavior_spec(runtime, behavior))
         specs += [_action_spec(runtime, behavior, action) for action in behavior.actions]
-    return specs
+    origin = str(runtime.folder / CONFIG_FILE)
+    return [replace(spec, origin=origin) for spec in specs]
 
 
 def _bot_level(runtime: BotRuntime, config: BotConfig) -> list[ToolSpec]:
     name, close_tool = config.name, config.close_tool
-    summary = f" {config.description}" if config.description else ""
+    summary = "".join(f" {text}" for text in (config.description, _goal(config.goal)) if text)
     return [
         _spec(
             config.bot_tool,
@@ -157,18 +180,25 @@ def _bot_level(runtime: BotRuntime, config: BotConfig) -> list[ToolSpec]:
         _spec(
             config.restart_tool,
             f"Reload {name}'s config and instructions from disk in this server process "
-            "(no process is stopped). Tools added or removed need a process restart.",
+            "(no process is stopped). Tools added, removed or described anew are listed at "
+            "once: the server sends notifications/tools/list_changed.",
             [f"reload {name}", "pick up the edited instructions"],
             RestartInput, lambda args, now: runtime.restart(),
         ),
     ]  # fmt: skip
 
 
+def _goal(goal: str, before: str = "") -> str:
+    """`Goal: <goal>.` as a description says it; nothing without a goal."""
+    return f"{before}Goal: {goal.rstrip('.')}." if goal else ""
+
+
 def _behavior_spec(runtime: BotRuntime, behavior: Behavior) -> ToolSpec:
     patterns = list(behavior.patterns) or [f"work on {behavior.name}", f"start {behavior.name}"]
     return _spec(
         behavior.tool,
-        f"{behavior.description} Runs the current action of the {behavior.name} behavior "
+        f"{behavior.description}{_goal(behavior.goal, ' ')} Runs the current action of the "
+        f"{behavior.name} behavior "
         f"of {behavior.bot} (its first action unless some are complete) and makes "
         f"{behavior.name} current.",
         patterns, ProjectInput,

@@ -66,6 +66,7 @@ class Behavior:
     description: str
     patterns: tuple[str, ...]
     actions: tuple[Action, ...]
+    goal: str = ""
 
     @property
     def key(self) -> str:
@@ -95,6 +96,7 @@ class BotConfig:
     folder: Path
     behaviors: tuple[Behavior, ...]
     stamps: Mapping[str, Stamp] = field(repr=False, compare=False)
+    goal: str = ""
 
     @property
     def bot_tool(self) -> str:
@@ -144,10 +146,10 @@ class BotConfig:
     def surface(self) -> dict[str, tuple[str, ...]]:
         """What each tool's listed description is made of (to tell when it went stale)."""
         texts: dict[str, tuple[str, ...]] = {
-            name: (self.description,) for name in self.tool_names()
+            name: (self.description, self.goal) for name in self.tool_names()
         }
         for behavior in self.behaviors:
-            texts[behavior.tool] = (behavior.description, *behavior.patterns)
+            texts[behavior.tool] = (behavior.description, behavior.goal, *behavior.patterns)
             for action in behavior.actions:
                 texts[action.tool] = (action.instructions.description, *action.patterns)
         return texts

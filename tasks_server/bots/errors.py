@@ -66,7 +66,8 @@ class UnknownAction(BotError):
 
     def __init__(self, key: str) -> None:
         super().__init__(
-            f"{key} is no longer in the bot's config; restart the process to refresh tools/list"
+            f"{key} is no longer in the bot's config; call its restart_server tool to "
+            "refresh tools/list"
         )
         self.key = key
 

@@ -1,11 +1,16 @@
 """The JSON files of a bot folder, as written, and a reader that remembers what it read.
 
     config/bot_config.json      BotFile            name, description, behaviors
-    instructions.json (bot)     BotInstructions    baseActionsPath (other keys are the bot's own)
-    behavior.json               BehaviorFile       description, patterns | trigger_patterns
+    instructions.json (bot)     BotInstructions    botName, description, goal, baseActionsPath,
+                                                   behaviors {folder: line}, instructions
+    behavior.json, and a        BehaviorFile       behaviorName, description, goal, inputs,
+    behaviour's instructions.json                  outputs, baseActionsPath, instructions,
+                                                   patterns | trigger_patterns, and (behavior.json)
+                                                   actions_workflow {actions: [WorkflowStep]}
     action_config.json          ActionFile         name, workflow, order, next_action
-    instructions.json (action)  InstructionsFile   description, steps, outputs
-    trigger_words.json          TriggerWordsFile   patterns | trigger_patterns
+    instructions.json (action)  InstructionsFile   description, steps, outputs; or actionName,
+                                                   instructions, templates
+    trigger_words.json          TriggerWordsFile   patterns | trigger_patterns (optional)
 
 Every problem is one `BotConfigError(path, field, detail)`.
 """
@@ -23,13 +28,16 @@ from tasks_server.bots.errors import BotConfigError
 
 __all__ = [
     "ActionFile",
+    "ActionsWorkflow",
     "BehaviorFile",
     "BotFile",
     "BotInstructions",
     "InstructionsFile",
     "Reader",
     "Stamp",
+    "Template",
     "TriggerWordsFile",
+    "WorkflowStep",
     "patterns_of",
     "split_prefix",
     "stamp",
@@ -72,17 +80,51 @@ class BotFile(_File):
 
 
 class BotInstructions(BaseModel):
-    """A bot-level instructions.json: only `baseActionsPath` is read; other keys are kept for
-    the bot's own use."""
+    """A bot-level instructions.json: who the bot is, where its shared actions are, a line
+    per behaviour; other keys are kept for the bot's own use."""
 
     model_config = ConfigDict(extra="allow", strict=True, frozen=True, populate_by_name=True)
+    bot_name: str | None = Field(None, alias="botName", description="The bot's name.")
+    description: str | None = Field(None, description="What the bot is for.")
+    goal: str | None = Field(None, description="What the bot achieves.")
     base_actions_path: str | None = Field(
         None, alias="baseActionsPath", description="Folder of the shared actions."
     )
+    behaviors: dict[str, str] | None = Field(
+        None, description="One line per behaviour, by folder or name."
+    )
+    instructions: list[str] | None = Field(None, description="Instructions for the whole bot.")
+
+
+class WorkflowStep(_File):
+    """One action of a behavior.json's actions_workflow."""
+
+    name: str = Field(description="The action's name.")
+    order: int = Field(description="Position in the workflow.")
+    next_action: str | None = Field(None, description="The following workflow action.")
+    description: str | None = Field(None, description="One-line summary of the action.")
+    instructions: list[str] = Field(description="What to do, in order.")
+
+
+class ActionsWorkflow(_File):
+    actions: list[WorkflowStep] = Field(description="The behaviour's workflow actions.")
 
 
 class BehaviorFile(_Patterns):
-    description: str = Field(description="What the behavior achieves.")
+    """A behaviour's behavior.json or instructions.json: what it is for, and (in a
+    behavior.json) its workflow actions in `actions_workflow`."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+    behavior_name: str | None = Field(None, alias="behaviorName", description="Its name.")
+    description: str | None = Field(None, description="What the behavior achieves.")
+    goal: str | None = Field(None, description="Its goal.")
+    inputs: list[str] | None = Field(None, description="What it takes.")
+    outputs: list[str] | None = Field(None, description="What it produces.")
+    base_actions_path: str | None = Field(
+        None, alias="baseActionsPath", description="Folder of its shared actions."
+    )
+    instructions: list[str] | None = Field(None, description="Instructions for all its actions.")
+    actions_workflow: ActionsWorkflow | None = Field(None, description="Its workflow actions.")
 
 
 class ActionFile(_File):
@@ -92,10 +134,23 @@ class ActionFile(_File):
     next_action: str | None = Field(None, description="The following workflow action.")
 
 
+class Template(_File):
+    template: str = Field(description="The template file.")
+    description: str = Field("", description="What it is for.")
+    location: str | None = Field(None, description="Where its output goes.")
+
+
 class InstructionsFile(_File):
-    description: str = Field(min_length=1, description="One-line summary of the action.")
-    steps: list[str] = Field(description="What to do, in order.")
-    outputs: list[str] = Field(description="What the action produces.")
+    """An action's instructions.json, in either shape: ours (`description`, `steps`,
+    `outputs`) or a base action's (`actionName`, `instructions`, optional `templates`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+    description: str | None = Field(None, min_length=1, description="One-line summary.")
+    steps: list[str] | None = Field(None, description="What to do, in order.")
+    outputs: list[str] | None = Field(None, description="What the action produces.")
+    action_name: str | None = Field(None, alias="actionName", description="The action's name.")
+    instructions: list[str] | None = Field(None, description="What to do, in order.")
+    templates: dict[str, Template] | None = Field(None, description="Templates by name.")
 
 
 class TriggerWordsFile(_Patterns):

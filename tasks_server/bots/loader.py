@@ -1,20 +1,25 @@
 """Reading a bot folder into a `BotConfig`, checked whole before any tool is made.
 
     <bot>/config/bot_config.json        name, description, behaviors (`shape` or `1_shape`)
-    <bot>/instructions.json             optional; `baseActionsPath` names the shared actions
+    <bot>/instructions.json             optional: botName, description, goal, baseActionsPath
+                                        (the shared actions), behaviors {folder: one line}
     <bot>/base_actions/<action>/        actions every behavior has (when there is no path)
     <bot>/behaviors/<N>_<behavior>/
-        behavior.json                   optional: description, patterns | trigger_patterns
+        behavior.json                   optional: description, goal, trigger words, and
+                                        actions_workflow {actions: [{name, order, ...}]}
+        instructions.json               optional: the behaviour's own description, goal, ...
+        trigger_words.json              optional: the behaviour's trigger words
         <N>_<action>/                   an action of this behavior alone or, named like a
                                         base action, this behavior's own copy of its files
         guardrails/ content/ rules/ ... folders with no action file: the behavior's material
 
 An action folder holds action_config.json (name, workflow, order, next_action),
-instructions.json (description, steps, outputs) and trigger_words.json (patterns or
-trigger_patterns); a folder holding any of them is an action and needs all three (an override
-of a base action needs only the files it changes). Workflow actions run by `order` (else their
-folder's number prefix); `next_action`, when given, must name the next one (null for the last).
-A relative `baseActionsPath` is read from the bot's folder.
+instructions.json (description, steps, outputs; or actionName, instructions, templates) and,
+optionally, trigger_words.json (patterns or trigger_patterns); a folder holding any of them
+is an action and needs action_config.json and instructions.json (an override of a base
+action needs only the files it changes). Workflow actions run by `order` (else their
+folder's number prefix); `next_action`, when given, must name the next one (null for the
+last). A relative `baseActionsPath` is read from the folder of the file that gives it.
 
 The first problem found is a `BotConfigError(path, field, detail)`.
 """
@@ -30,6 +35,7 @@ from tasks_server.bots.config import Action, Behavior, BotConfig, Instructions
 from tasks_server.bots.errors import BotConfigError
 from tasks_server.bots.files import (
     ActionFile,
+    ActionsWorkflow,
     BehaviorFile,
     BotFile,
     BotInstructions,
@@ -69,9 +75,18 @@ def load_bot(folder: Path) -> BotConfig:
         raise BotConfigError(
             config_path, "name", f"{bot.name!r} differs from folder {folder.name!r}"
         )
-    base = _base_actions(reader, folder)
-    behaviors = _load_behaviors(reader, folder / "behaviors", bot, config_path, base)
-    config = BotConfig(bot.name, bot.description, folder, behaviors, reader.stamps)
+    about_path = folder / "instructions.json"
+    about = reader.optional(about_path, BotInstructions)
+    if about is not None and about.bot_name not in (None, bot.name):
+        raise BotConfigError(about_path, "botName", f"{about.bot_name!r} differs from {bot.name!r}")
+    shared = _Shared(reader, _base_folder(reader, folder, about))
+    lines = {
+        split_prefix(key)[1]: line for key, line in ((about and about.behaviors) or {}).items()
+    }
+    behaviors = _load_behaviors(folder / "behaviors", bot, config_path, shared, lines)
+    description = bot.description or (about and about.description) or ""
+    goal = (about and about.goal) or ""
+    config = BotConfig(bot.name, description, folder, behaviors, reader.stamps, goal)
     _check_tool_names(config, config_path)
     return config
 
@@ -124,17 +139,41 @@ def _config(reader: Reader, folder: Path, config_path: Path) -> tuple[ActionFile
     return config, _order(config_path, config, prefix)
 
 
-def _text(text: InstructionsFile) -> Instructions:
-    return Instructions(text.description, tuple(text.steps), tuple(text.outputs))
+def _text(path: Path, name: str, text: InstructionsFile) -> Instructions:
+    """Instructions from either shape of instructions.json: ours, or a base action's
+    `{actionName, instructions, templates}` (its first line is its summary, its templates
+    what it produces)."""
+    if text.action_name is not None and text.action_name != name:
+        raise BotConfigError(path, "actionName", f"{text.action_name!r} differs from {name!r}")
+    if text.instructions is None and (text.description is None or text.steps is None):
+        raise BotConfigError(path, "instructions", "give description and steps, or actionName "
+                             "and instructions (a list of lines)")  # fmt: skip
+    steps = tuple(text.steps if text.steps is not None else text.instructions or ())
+    outputs = tuple(text.outputs or ()) + tuple(
+        f"{key}: {t.description or t.template} (from {t.template}"
+        + (f", into {t.location})" if t.location else ")")
+        for key, t in (text.templates or {}).items()
+    )
+    return Instructions(text.description or _summary(name, steps), steps, outputs)
+
+
+def _summary(name: str, lines: tuple[str, ...]) -> str:
+    return lines[0] if lines else f"The {name.replace('_', ' ')} action."
+
+
+def _words(reader: Reader, folder: Path) -> tuple[str, ...] | None:
+    """The patterns of the folder's trigger_words.json; None when it has none."""
+    path = folder / ACTION_FILES[2]
+    found = reader.optional(path, TriggerWordsFile)
+    return None if found is None else patterns_of(path, found, required=True)
 
 
 def _read_action(reader: Reader, folder: Path) -> _Source:
     config_path = folder / ACTION_FILES[0]
     config, order = _config(reader, folder, config_path)
-    text = reader.model(folder / ACTION_FILES[1], InstructionsFile)
-    words_path = folder / ACTION_FILES[2]
-    words = patterns_of(words_path, reader.model(words_path, TriggerWordsFile), required=True)
-    return _Source(config.name, config, config_path, order, _text(text), words)
+    text_path = folder / ACTION_FILES[1]
+    text = _text(text_path, config.name, reader.model(text_path, InstructionsFile))
+    return _Source(config.name, config, config_path, order, text, _words(reader, folder) or ())
 
 
 def _override(reader: Reader, folder: Path, base: _Source) -> _Source:
@@ -149,14 +188,12 @@ def _override(reader: Reader, folder: Path, base: _Source) -> _Source:
         raise BotConfigError(
             folder, "folder", f"prefix {prefix} differs from {base.name}'s order {source.order}"
         )
-    text = reader.optional(folder / ACTION_FILES[1], InstructionsFile)
+    text_path = folder / ACTION_FILES[1]
+    text = reader.optional(text_path, InstructionsFile)
     if text is not None:
-        source = replace(source, instructions=_text(text))
-    words_path = folder / ACTION_FILES[2]
-    words = reader.optional(words_path, TriggerWordsFile)
-    if words is not None:
-        source = replace(source, patterns=patterns_of(words_path, words, required=True))
-    return source
+        source = replace(source, instructions=_text(text_path, source.name, text))
+    words = _words(reader, folder)
+    return source if words is None else replace(source, patterns=words)
 
 
 def _actions_in(
@@ -175,21 +212,37 @@ def _actions_in(
     return found
 
 
-def _base_folder(reader: Reader, folder: Path) -> Path | None:
-    about_path = folder / "instructions.json"
-    about = reader.optional(about_path, BotInstructions)
+def _base_folder(reader: Reader, folder: Path, about: BotInstructions | None) -> Path | None:
     if about is not None and about.base_actions_path is not None:
-        path = folder / about.base_actions_path
-        if not path.is_dir():
-            raise BotConfigError(about_path, "baseActionsPath", f"no folder at {path}")
-        return path
+        return _named_folder(folder / "instructions.json", folder, about.base_actions_path)
     local = folder / "base_actions"
     return local if reader.note(local) and local.is_dir() else None
 
 
-def _base_actions(reader: Reader, folder: Path) -> dict[str, _Source]:
-    base = _base_folder(reader, folder)
-    return _actions_in(reader, base) if base is not None else {}
+def _named_folder(about_path: Path, folder: Path, relative: str) -> Path:
+    path = folder / relative
+    if not path.is_dir():
+        raise BotConfigError(about_path, "baseActionsPath", f"no folder at {path}")
+    return path
+
+
+class _Shared:
+    """The shared actions of the bot, and of any other folder a behaviour names, each read
+    once."""
+
+    def __init__(self, reader: Reader, folder: Path | None) -> None:
+        self.reader = reader
+        self.default = folder
+        self._read: dict[Path, dict[str, _Source]] = {}
+
+    def actions(self, folder: Path | None = None) -> dict[str, _Source]:
+        folder = folder or self.default
+        if folder is None:
+            return {}
+        key = folder.resolve()
+        if key not in self._read:
+            self._read[key] = _actions_in(self.reader, folder)
+        return self._read[key]
 
 
 # --- behaviors ---------------------------------------------------------------------------------
@@ -231,24 +284,74 @@ def _behavior_folders(
 
 
 def _load_behaviors(
-    reader: Reader, folder: Path, bot: BotFile, config_path: Path, base: dict[str, _Source]
+    folder: Path, bot: BotFile, config_path: Path, shared: _Shared, lines: dict[str, str]
 ) -> tuple[Behavior, ...]:
     listed = _listed(config_path, bot.behaviors)
-    named = _behavior_folders(reader, folder, listed, config_path)
-    return tuple(_load_behavior(reader, named[name][1], bot.name, name, base) for _, name in listed)
+    named = _behavior_folders(shared.reader, folder, listed, config_path)
+    return tuple(
+        _load_behavior(named[name][1], bot.name, name, shared, lines.get(name))
+        for _, name in listed
+    )
 
 
 def _load_behavior(
-    reader: Reader, folder: Path, bot: str, name: str, base: dict[str, _Source]
+    folder: Path, bot: str, name: str, shared: _Shared, line: str | None
 ) -> Behavior:
+    """A behaviour from its folder: what its behavior.json and its own instructions.json and
+    trigger_words.json say about it (each optional), its shared actions (the bot's, or the
+    folder its baseActionsPath names), a behavior.json's actions_workflow, then the action
+    folders inside it."""
     _check_name(folder, "folder", name)
-    about_path = folder / "behavior.json"
-    about = reader.optional(about_path, BehaviorFile)
-    description = about.description if about else f"The {name} behavior of {bot}."
-    patterns = patterns_of(about_path, about, required=False) if about else ()
+    reader = shared.reader
+    files = [
+        (path, found)
+        for path in (folder / "behavior.json", folder / ACTION_FILES[1])
+        if (found := reader.optional(path, BehaviorFile)) is not None
+    ]
+    description = next((f.description for _, f in files if f.description), None)
+    goal = next((f.goal for _, f in files if f.goal), "")
+    patterns = [word for path, f in files for word in patterns_of(path, f, required=False)]
+    patterns += _words(reader, folder) or ()
+    base = _behavior_base(folder, files, shared)
     sources = {**base, **_actions_in(reader, folder, base)}
     actions = _bind(folder, bot, name, sources)
-    return Behavior(bot, name, description, patterns, actions)
+    description = description or line or f"The {name} behavior of {bot}."
+    return Behavior(bot, name, description, tuple(dict.fromkeys(patterns)), actions, goal)
+
+
+def _behavior_base(
+    folder: Path, files: list[tuple[Path, BehaviorFile]], shared: _Shared
+) -> dict[str, _Source]:
+    """The shared actions a behaviour starts from, with its actions_workflow applied."""
+    base = shared.actions()
+    for path, found in files:
+        if found.base_actions_path is not None:
+            base = shared.actions(_named_folder(path, folder, found.base_actions_path))
+    for path, found in files:
+        if found.actions_workflow is not None:
+            base = _with_workflow(path, found.actions_workflow, base)
+    return base
+
+
+def _with_workflow(
+    path: Path, workflow: ActionsWorkflow, base: dict[str, _Source]
+) -> dict[str, _Source]:
+    """The behaviour's actions when a behavior.json lists its workflow: exactly the listed
+    workflow actions (a shared action of the same name lends them its trigger words), and
+    the shared actions outside the workflow."""
+    kept = {name: source for name, source in base.items() if not source.config.workflow}
+    listed: dict[str, _Source] = {}
+    for step in workflow.actions:
+        _check_name(path, "actions_workflow", step.name)
+        _check_unique(path, "actions_workflow", [*listed, step.name])
+        fields = step.model_dump(include={"name", "order", "next_action"}, exclude_unset=True)
+        config = ActionFile.model_validate({**fields, "workflow": True})
+        lines = tuple(step.instructions)
+        text = Instructions(step.description or _summary(step.name, lines), lines, ())
+        known = base.get(step.name)
+        patterns = known.patterns if known is not None else ()
+        listed[step.name] = _Source(step.name, config, path, step.order, text, patterns)
+    return {**kept, **listed}
 
 
 def _steps(folder: Path, sources: dict[str, _Source]) -> list[_Source]:

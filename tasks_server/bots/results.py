@@ -79,7 +79,10 @@ def action_result(
     if following is not None:
         tools.append(action(following.tool, f"then: {following.behavior}.{following.name}"))
     if is_done(config, state):
-        text = f"The {config.name} workflow is finished; call a behavior tool to revisit a step"
+        text = (
+            f"Tell the user the {config.name} workflow is finished; "
+            f"{config.behaviors[0].tool} revisits it"
+        )
         phase = "bot_done"
     elif current.auto_completes:
         text = f"Tell the user the project task id {project}, then call {config.close_tool}"

@@ -14,8 +14,8 @@ from datetime import datetime
 from pathlib import Path
 
 from tasks_server.bots import results
-from tasks_server.bots.config import Action, Behavior, BotConfig
-from tasks_server.bots.errors import ActionIncomplete, BotError, UnknownAction
+from tasks_server.bots.config import INITIALIZE, Action, Behavior, BotConfig
+from tasks_server.bots.errors import ActionIncomplete, BotConfigError, BotError, UnknownAction
 from tasks_server.bots.loader import load_bot
 from tasks_server.bots.models import ActionInput, BotResult, CloseInput, ProjectInput
 from tasks_server.bots.project import TaskTree, default_project, ensure_project, project_exists
@@ -25,6 +25,7 @@ from tasks_server.bots.state import (
     behavior_current,
     close,
     complete,
+    completed,
     resolve_current,
     select,
     step_past_completed,
@@ -36,7 +37,9 @@ __all__ = ["BotRuntime"]
 Pick = Callable[[BotConfig, WorkflowState], Resolution]
 
 
-def _drift(listed: dict[str, tuple[str, ...]], now: dict[str, tuple[str, ...]]) -> list[str]:
+def _drift(
+    listed: dict[str, tuple[str, ...]], now: dict[str, tuple[str, ...]], restart: str
+) -> list[str]:
     added, removed = sorted(now.keys() - listed.keys()), sorted(listed.keys() - now.keys())
     changed = sorted(name for name in now.keys() & listed.keys() if now[name] != listed[name])
     parts = [
@@ -47,9 +50,21 @@ def _drift(listed: dict[str, tuple[str, ...]], now: dict[str, tuple[str, ...]]) 
     if not parts:
         return []
     return [
-        f"tools/list still shows the tools as they were at start-up ({'; '.join(parts)}); "
-        "restart the server process to refresh it"
+        f"tools/list still shows the tools as they were last loaded ({'; '.join(parts)}); "
+        f"call {restart} to refresh it"
     ]
+
+
+def _initializer(config: BotConfig, current: Action) -> Action | None:
+    """The initialize_project that must complete before `current` closes: its own
+    behaviour's, else the bot's first; None when the bot has none."""
+    own = config.owner(current).action(INITIALIZE)
+    return own or next((a for a in config.actions() if a.auto_completes), None)
+
+
+def _initialized(config: BotConfig, state: WorkflowState) -> bool:
+    """True when the state records an initialize_project of the bot as complete."""
+    return any(completed(state, a.key) for a in config.actions() if a.auto_completes)
 
 
 class BotRuntime:
@@ -62,6 +77,8 @@ class BotRuntime:
         self._reload_lock = threading.Lock()
         self.name = self._config.name
         self.registered = self._config.surface()
+        self.reserved: frozenset[str] = frozenset()  # names of other tools, never to be taken
+        self.version = 0  # counts the changes of the registered tool list
         self._drift: tuple[BotConfig, list[str]] | None = None
         self.store = StateFile(state_path(tree.root, self.name))
 
@@ -88,7 +105,7 @@ class BotRuntime:
     def drift(self, config: BotConfig) -> list[str]:
         """A warning when tools/list (made at start-up) no longer matches the config."""
         if self._drift is None or self._drift[0] is not config:
-            self._drift = (config, _drift(self.registered, config.surface()))
+            self._drift = (config, _drift(self.registered, config.surface(), config.restart_tool))
         return self._drift[1]
 
     # --- operations -----------------------------------------------------------------------
@@ -193,18 +210,23 @@ class BotRuntime:
     def _check_closable(
         self, config: BotConfig, state: WorkflowState, expected: Action | None
     ) -> None:
-        """initialize_project closes only once its project task is in the tree."""
+        """No close, of any action, before initialize_project has written the workflow's
+        project task: the workflow never moves past it, nor finishes without it (a jump to
+        a later action is allowed, closing it is not)."""
         current = resolve_current(config, state).action
-        if expected not in (None, current) or not current.auto_completes:
+        init = _initializer(config, current)
+        if expected not in (None, current) or init is None or self._has_project(state):
             return
-        if self._has_project(state):
-            return
+        if not current.auto_completes and _initialized(config, state):
+            return  # recorded complete (a state file from before the project was kept)
         detail = (
             "the workflow's project task has not been written"
             if state.project is None
             else f"its project task {state.project!r} is not in the task tree"
         )
-        raise ActionIncomplete(current.key, detail, run=current.tool, close=config.close_tool)
+        if init is not current:
+            detail += f" ({init.key} must complete first)"
+        raise ActionIncomplete(current.key, detail, run=init.tool, close=config.close_tool)
 
     def _named(self, config: BotConfig, text: str) -> Action:
         """An action from 'behavior.action', 'bot.behavior.action' or its tool name."""
@@ -215,8 +237,21 @@ class BotRuntime:
         return found
 
     def restart(self) -> BotResult:
-        """Reload the config and instructions in this process (no process is stopped)."""
-        config = self.reload()
+        """Reload the config and instructions in this process (no process is stopped); when
+        its tools changed, they become the registered ones (`version` counts it). A config
+        whose tool would take another tool's name is refused, and the old one stays."""
+        with self._reload_lock:
+            config = load_bot(self.folder)
+            clash = next((name for name in config.tool_names() if name in self.reserved), None)
+            if clash is not None:
+                raise BotConfigError(
+                    self.folder / "config" / "bot_config.json", "name",
+                    f"generated tool {clash!r} is also the name of another tool; rename the "
+                    "bot, behavior or action",
+                )  # fmt: skip
+            self._config = config
+        if config.surface() != self.registered:
+            self.registered, self.version = config.surface(), self.version + 1
         loaded = self.store.read()
         resolution = resolve_current(config, loaded.state)
         warnings = self._warnings(config, loaded.warnings(self.store.path), resolution)

@@ -18,7 +18,11 @@ import anyio
 import anyio.to_thread
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+from mcp.shared.subscriptions import ToolsListChanged
 from mcp_types import (
     CallToolRequestParams,
     CallToolResult,
@@ -45,7 +49,8 @@ INSTRUCTIONS = (
 
 
 def to_tool(spec: ToolSpec) -> Tool:
-    """The MCP tool for a spec: schemas from its models, hints as annotations."""
+    """The MCP tool for a spec: schemas from its models, hints as annotations, its tier
+    (and a bot tool's trigger patterns) in `_meta`."""
     hints = spec.hints
     return Tool(
         name=spec.name,
@@ -58,7 +63,7 @@ def to_tool(spec: ToolSpec) -> Tool:
             idempotent_hint=hints.idempotent,
             open_world_hint=False,
         ),
-        meta=spec.meta,
+        meta={**(spec.meta or {}), "tier": spec.tier},  # query, mutation, workflow or admin
     )
 
 
@@ -80,12 +85,14 @@ class TasksServer(Server[Any]):
         self.toolset = toolset
         self.context: ServerContext = toolset.context
         self._tools = [to_tool(spec) for spec in toolset.visible()]
+        self._changes = InMemorySubscriptionBus()  # tools/list changes, for listen streams
         super().__init__(
             name,
             version=version(),
             instructions=INSTRUCTIONS,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
+            on_subscriptions_listen=ListenHandler(self._changes),
         )
 
     async def _list_tools(
@@ -98,7 +105,31 @@ class TasksServer(Server[Any]):
     ) -> CallToolResult:
         run = self.toolset.run
         outcome = await anyio.to_thread.run_sync(run, params.name, params.arguments or {})
+        if self.toolset.sync():  # a bot's restart_server changed its tools
+            self._tools = [to_tool(spec) for spec in self.toolset.visible()]
+            await self._tools_changed(ctx)
         return to_result(outcome)
+
+    async def _tools_changed(self, ctx: ServerRequestContext[Any]) -> None:
+        """Tell the client the tool list changed: on its listen streams (2026-07-28 and
+        later) and as a plain notification on a handshake-era session (each era drops the
+        other's)."""
+        await self._changes.publish(ToolsListChanged())
+        await ctx.session.send_tool_list_changed()
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        """The SDK's options, advertising `tools.listChanged`: a bot's restart_server can
+        change the tool list, and the client is told."""
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
 
     def close(self) -> None:
         """Stop watching and save the warm-start cache with what changed during the run."""

@@ -67,7 +67,7 @@ class GetTaskScoringFactorsInput(PageArgs):
     ready_only: bool = Field(True, description="Only tasks that are ready now.")
     include_done: bool = Field(False, description="Include done and cancelled tasks.")
     project: IdArg | None = Field(None, description="Only this project.")
-    limit: Limit = 100
+    limit: Limit = 50
 
 
 class GetTaskScoringFactorsOutput(PageInfo):

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from graph.changes import ReadinessChanges, ReadinessProbe
 from graph.checklist import open_checklist_items
+from storage.codec import DELETE
 from storage.model import (
     DEFAULT_PRIORITY,
     DEFAULT_TYPE,
@@ -22,7 +23,7 @@ from storage.model import (
 )
 from tasks_server.context import ServerContext
 from tasks_server.errors import OpenChecklist, ToolFailure
-from tasks_server.guidance import guide
+from tasks_server.guidance import Guidance, guide
 from tasks_server.models import (
     MAX_LIST_ITEMS,
     AwareMoment,
@@ -36,6 +37,7 @@ from tasks_server.models import (
     Title,
 )
 from tasks_server.registry import tool
+from tasks_server.tools._about import about
 from tasks_server.tools._writes import (
     SHOWN_CHARS,
     ReadinessReport,
@@ -68,6 +70,8 @@ class TaskFieldsInput(Input):
     tags: list[ShortText] | None = Field(None, max_length=MAX_LIST_ITEMS, description="Tags.")
     assignee: ShortText | None = Field(None, description="Assignee.")
     complexity: ShortText | None = Field(None, description="Complexity, as you grade it.")
+    effort: ShortText | None = Field(None, description="Effort, as you estimate it.")
+    context: ShortText | None = Field(None, description="Context (where or how it is done).")
     due: Moment | None = Field(None, description="Due date (ISO).")
 
 
@@ -109,6 +113,8 @@ def _new_task(args: CreateTaskInput, task_id: str, now: datetime) -> Task:
         tags=tuple(args.tags or ()),
         assignee=args.assignee,
         complexity=args.complexity,
+        effort=args.effort,
+        context=args.context,
         due=args.due,
         created=now,
         modified=now,
@@ -135,19 +141,20 @@ def create_task(ctx: ServerContext, args: CreateTaskInput) -> CreateTaskOutput:
         task=view,
         unblocked=changes.became_ready,
         became_blocked=changes.became_blocked,
-        guidance=guide(
-            "task_created",
-            f"Call get_task_neighborhood on {task_id} to link it",
-            ["get_task_neighborhood", "update_task", "decompose_task"],
+        guidance=about(ctx, task_id, first=["get_task_neighborhood"]).model_copy(
+            update={"next_action": f"Call get_task_neighborhood on {task_id} to link it"}
         ),
     )
 
 
 class UpdateTaskInput(TaskFieldsInput):
+    """Every field but the id, the title and the body may be given as null: that removes
+    its line from the file (a removed type, status or priority reads as the default)."""
+
     task_id: IdArg = Field(description=TASK_ID)
     title: Title | None = Field(None, description="New title.")
     project: IdArg | None = Field(None, description="New project (the file stays where it is).")
-    parent: ShortText | None = Field(None, description="New parent id; '' makes it a root.")
+    parent: ShortText | None = Field(None, description="New parent id; '' or null: a root.")
     body: Body | None = Field(None, description="New markdown body (replaces the old one).")
     expected_modified: AwareMoment | None = Field(
         None,
@@ -157,16 +164,24 @@ class UpdateTaskInput(TaskFieldsInput):
 
 
 class UpdateTaskOutput(TaskWritten):
-    changed: list[str] = Field(description="Frontmatter keys written.")
+    changed: list[str] = Field(description="Frontmatter keys written or removed.")
+
+
+UNSETTABLE = frozenset({*TaskFieldsInput.model_fields, "project", "parent"})
+"""The fields update_task removes when given as null."""
 
 
 def _update_changes(args: UpdateTaskInput, now: datetime) -> dict[str, object]:
+    given = args.model_fields_set
+    if "title" in given and args.title is None:
+        raise ToolFailure("INVALID_ARGUMENT", "title: a task needs one; it cannot be removed")
     changes = _set_fields(args)
     for key in ("title", "project"):
         if getattr(args, key) is not None:
             changes[key] = getattr(args, key)
     if args.parent is not None:
-        changes["parent"] = args.parent or None
+        changes["parent"] = args.parent or DELETE
+    changes.update((key, DELETE) for key in given & UNSETTABLE if getattr(args, key) is None)
     if changes.get("status") in TERMINAL_STATUSES:
         changes.setdefault("completed", now)
     changes["modified"] = now
@@ -196,11 +211,8 @@ def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
         unblocked=found.became_ready,
         became_blocked=found.became_blocked,
         changed=sorted(changes) + (["body"] if args.body else []),
-        guidance=guide(
-            "task_updated",
-            "Call get_ready_tasks to see what can start now",
-            ["get_task", "get_ready_tasks", "complete_task"],
-            context=readiness_counts(found),
+        guidance=about(ctx, task.id, first=["get_task"]).model_copy(
+            update={"context": readiness_counts(found) or None}
         ),
     )
 
@@ -249,13 +261,18 @@ def complete_task(ctx: ServerContext, args: CompleteTaskInput) -> CompleteTaskOu
         unblocked=unblocked,
         became_blocked=found.became_blocked,
         open_children=open_children,
-        guidance=guide(
-            "task_completed",
-            f"Start {unblocked[0]}" if unblocked else "Call get_ready_tasks",
-            ["get_ready_tasks", "get_task"],
-            warnings=warnings,
-        ),
+        guidance=_after_completion(
+            about(ctx, task.id, first=["get_ready_tasks"]), unblocked
+        ).model_copy(update={"warnings": warnings}),
     )
+
+
+def _after_completion(guidance: Guidance, unblocked: list[str]) -> Guidance:
+    """A completion that made tasks ready points at the first of them."""
+    if not unblocked:
+        return guidance
+    step = f"Call get_task on {unblocked[0]}, which this completion made ready"
+    return guidance.model_copy(update={"next_action": step})
 
 
 class CompleteTasksInput(Input):
@@ -447,8 +464,10 @@ def delete_task(ctx: ServerContext, args: DeleteTaskInput) -> DeleteTaskOutput:
         became_blocked=found.became_blocked,
         guidance=guide(
             "task_deleted",
-            "Fix the dangling references with update_task" if referrers else "Done",
-            ["update_task", "get_structural_signals"],
+            "Call update_task to fix the tasks that referenced it"
+            if referrers
+            else "Call get_ready_tasks to pick the next task",
+            ["update_task", "get_structural_signals", "get_ready_tasks"],
             warnings=[f"{len(referrers)} task(s) now reference a missing id"]
             if referrers
             else None,

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from graph import query, readiness
 from graph.index import TaskIndex
@@ -18,6 +18,7 @@ from tasks_server.guidance import guide
 from tasks_server.listing import Listing, TaskListArgs
 from tasks_server.models import Envelope, IdArg, Input, PageInfo, TaskPage
 from tasks_server.registry import tool
+from tasks_server.tools._about import about
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow, TaskView
 
 TASK_ID = "Exact task id (no prefix matching)."
@@ -36,18 +37,7 @@ class GetTaskOutput(Envelope):
 def get_task(ctx: ServerContext, args: GetTaskInput) -> GetTaskOutput:
     """One task by id, with its body, computed facts and file_modified (for update_task)."""
     task = ctx.index.require(args.task_id)
-    facts = ctx.index.facts(task.id)
-    view = ctx.view(task, args.fields)
-    state = "ready" if facts.is_ready else "blocked" if facts.is_blocked else task.status
-    nxt = "update_task" if not task.is_terminal else "get_task_neighborhood"
-    return GetTaskOutput(
-        task=view,
-        guidance=guide(
-            f"task_{state}",
-            f"Call {nxt} to act on {task.id}",
-            [nxt, "get_task_neighborhood", "get_children", "complete_task"],
-        ),
-    )
+    return GetTaskOutput(task=ctx.view(task, args.fields), guidance=about(ctx, task.id))
 
 
 class ListTasksInput(TaskListArgs):
@@ -73,7 +63,9 @@ def list_tasks(ctx: ServerContext, args: ListTasksInput) -> Listing[ListTasksOut
         Sections({"tasks": ids}),
         guide(
             "tasks_listed" if ids else "no_tasks_match",
-            "Call get_task for details" if ids else "Loosen the filters",
+            "Call get_task for details"
+            if ids
+            else "Call list_tasks again with fewer or looser filters",
             ["get_task", "get_task_neighborhood", "search_tasks"],
         ),
     )
@@ -95,7 +87,9 @@ def search_tasks(ctx: ServerContext, args: SearchTasksInput) -> Listing[SearchTa
         Sections({"tasks": ids}),
         guide(
             "matches_found" if ids else "no_matches",
-            "Call get_task on a match" if ids else "Try a shorter query or list_tasks",
+            "Call get_task on a match"
+            if ids
+            else "Call search_tasks with a shorter query, or list_tasks",
             ["get_task", "list_tasks"],
         ),
     )
@@ -146,20 +140,13 @@ def get_dependencies(ctx: ServerContext, args: GetDependenciesInput) -> GetDepen
     facts = index.facts(args.task_id)
     views = ctx.views(present, args.fields)
     soft = index.soft_dependencies(args.task_id)
-    unmet = facts.reasons.unmet_dependencies
     return GetDependenciesOutput(
         task_id=args.task_id,
         dependencies=views,
         dangling=[d for d in deps if d not in index],
-        unmet=unmet,
+        unmet=facts.reasons.unmet_dependencies,
         soft_dependencies=soft,
-        guidance=guide(
-            "dependencies_unmet" if unmet else "dependencies_met",
-            f"Finish or re-plan the {len(unmet)} unmet dependencies"
-            if unmet
-            else f"{args.task_id} is not held by dependencies",
-            ["get_task", "get_blocked_tasks", "update_task"],
-        ),
+        guidance=about(ctx, args.task_id, first=["get_task"]),
     )
 
 
@@ -169,6 +156,12 @@ class GetTaskTreeInput(Input):
     max_depth: int | None = Field(None, ge=0, description="Levels below the root to include.")
     exclude_status: list[str] = Field(default_factory=list, description="Statuses to leave out.")
     format: Literal["json", "ascii"] = Field("json", description="Nested JSON or an ASCII tree.")
+
+    @model_validator(mode="after")
+    def _one_root(self) -> GetTaskTreeInput:
+        if self.task_id is not None and self.project is not None:
+            raise ValueError("give task_id or project, not both")
+        return self
 
 
 class GetTaskTreeOutput(Envelope):
@@ -239,7 +232,7 @@ class ByState:
     """One of the task lists by state: how it is found and what guidance it gives."""
 
     find: Callable[[TaskIndex, str | None], list[str]]
-    found: tuple[str, str]  # state token and next action when the list has tasks
+    found: tuple[str, str]  # state token and next action when the list has tasks ({first})
     empty: tuple[str, str]  # ... and when it has none
     tools: list[str]
 
@@ -247,7 +240,8 @@ class ByState:
 def _by_state(ctx: ServerContext, args: ProjectPagedInput, kind: ByState) -> Listing[Any]:
     ids = kind.find(ctx.index, args.project)
     state, next_action = kind.found if ids else kind.empty
-    return Listing(Sections({"tasks": ids}), guide(state, next_action, kind.tools))
+    step = next_action.format(first=ids[0]) if ids else next_action
+    return Listing(Sections({"tasks": ids}), guide(state, step, kind.tools))
 
 
 READY = ByState(
@@ -258,7 +252,7 @@ READY = ByState(
 )
 BLOCKED = ByState(
     lambda index, project: readiness.blocked_ids(index, project=project),
-    ("blocked_tasks_found", "Resolve the first unmet dependency or dangling id"),
+    ("blocked_tasks_found", "Call get_dependencies on {first} to see what holds it"),
     ("nothing_blocked", "Call get_ready_tasks"),
     ["get_dependencies", "update_task", "get_structural_signals", "get_ready_tasks"],
 )

@@ -83,8 +83,8 @@ def signals_listing(ctx: ServerContext, found: StructuralSignals) -> Listing[Any
         Sections(lists),
         guide(
             "signals_found" if total else "no_signals",
-            fix if total else "Nothing to fix",
-            ["update_task", "get_task", "delete_task"],
+            fix if total else "Call get_ready_tasks to pick work",
+            ["update_task", "get_task", "delete_task", "get_ready_tasks"],
         ),
         more=more,
         shape=_nest,

@@ -126,3 +126,26 @@ def test_a_scope_that_is_no_keyword_and_no_task_names_both_forms() -> None:
         graph_metrics(sample_tree(), "nope")
     assert caught.value.name == "scope"
     assert "task id" in caught.value.detail
+
+
+def test_a_scoped_graph_has_its_own_roots_and_depths_measured_within_it() -> None:
+    """Subtree e (depth 1 in the whole graph): e is the scope's one root at depth 0, its
+    children at 1; the absolute depth stays in max_absolute_depth."""
+    m = graph_metrics(sample_tree(), "subtree", "e")
+    assert (m.total_tasks, m.root_count, m.max_depth, m.avg_depth) == (4, 1, 1, 0.75)
+    assert m.max_absolute_depth == 2
+    project = graph_metrics(sample_tree(), "project", "beta")
+    assert (project.root_count, project.max_depth, project.max_absolute_depth) == (1, 1, 1)
+
+
+def test_a_project_whose_tasks_sit_under_another_projects_task_has_roots() -> None:
+    index = index_of(
+        task("top", project="one"),
+        task("mid", parent="top", project="two"),
+        task("low", parent="mid", project="two"),
+        task("far", parent="low", project="one"),
+    )
+    two = graph_metrics(index, "project", "two")
+    assert (two.root_count, two.max_depth, two.avg_depth, two.max_absolute_depth) == (1, 1, 0.5, 2)
+    one = graph_metrics(index, "project", "one")
+    assert (one.root_count, one.max_depth, one.max_absolute_depth) == (2, 0, 3)

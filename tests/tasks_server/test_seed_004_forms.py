@@ -41,3 +41,19 @@ async def test_the_review_snapshots_staleness_entries_carry_seed_004s_key_task(
     for key in ("oldest_ready_task", "oldest_in_progress"):
         assert staleness[key] is not None
         assert staleness[key]["task"] == staleness[key]["task_id"]
+
+
+async def test_scoring_factors_come_fifty_to_a_page_by_default(client: Client) -> None:
+    await call(client, "create_task", title="The fifty-first task", project="wx")
+    data = await call(client, "get_task_scoring_factors", ready_only=False, include_done=True)
+    assert data["count"] == 50 < data["total"] and data["next_cursor"]
+
+
+async def test_a_scoped_metric_describes_the_scoped_graph(client: Client) -> None:
+    """pipe-5e0e14ca sits one level below its project's root: within its subtree it is the
+    one root at depth 0, its children at depth 1."""
+    data = await call(client, "get_graph_metrics", scope="pipe-5e0e14ca")
+    assert (data["root_count"], data["max_depth"]) == (1, 1)
+    assert data["max_absolute_depth"] == 3
+    project = await call(client, "get_graph_metrics", scope="project", scope_id="wx")
+    assert project["root_count"] == 1 and project["max_depth"] < project["max_absolute_depth"]

@@ -48,3 +48,10 @@ def test_a_seed_layout_trigger_words_file_does_not_stop_start_up(example_root: P
     done = run("bots", "--root", str(example_root), "--json")
     assert done.returncode == 0, done.stderr
     assert '"triage_bot_intake_gather_evidence"' in done.stdout
+
+
+def test_serving_a_bot_on_a_tree_without_bots_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("---\nid: a\ntitle: A\n---\n", encoding="utf-8")
+    done = run("serve", "--bot", "nosuch", "--root", str(tmp_path))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == ["no bot named 'nosuch'; loaded: none"]

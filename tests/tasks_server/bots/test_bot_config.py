@@ -132,8 +132,25 @@ BROKEN = {
     "missing instructions": (
         _remove(f"{GATHER}/instructions.json"), f"{GATHER}/instructions.json", "file",
     ),
-    "missing trigger words": (
-        _remove(f"{GATHER}/trigger_words.json"), f"{GATHER}/trigger_words.json", "file",
+    "instructions in neither shape": (
+        _write(f"{GATHER}/instructions.json", '{"actionName": "gather_context"}'),
+        f"{GATHER}/instructions.json", "instructions",
+    ),
+    "instructions naming another action": (
+        _write(f"{GATHER}/instructions.json", '{"actionName": "x", "instructions": []}'),
+        f"{GATHER}/instructions.json", "actionName",
+    ),
+    "bot instructions naming another bot": (
+        _write("instructions.json", '{"botName": "other_bot"}'), "instructions.json", "botName",
+    ),
+    "a behavior's own instructions of the wrong shape": (
+        _write(f"{SHAPE}/instructions.json", '{"goal": ["x"]}'), f"{SHAPE}/instructions.json",
+        "goal",
+    ),
+    "an actions_workflow step without an order": (
+        _write(f"{SHAPE}/behavior.json",
+               '{"actions_workflow": {"actions": [{"name": "a", "instructions": []}]}}'),
+        f"{SHAPE}/behavior.json", "actions_workflow.actions.0.order",
     ),
     "behavior description of the wrong type": (
         _edit(f"{SHAPE}/behavior.json", description=3), f"{SHAPE}/behavior.json", "description",

@@ -38,26 +38,31 @@ async def test_a_changed_trigger_file_is_seen_on_the_next_call_without_restart(
     assert result["trigger_patterns"] == ["what is the background"]
 
 
-async def test_restart_warns_when_the_config_now_has_other_actions(
+async def test_restart_lists_the_actions_the_config_now_has_and_until_then_warns(
     bot_client: Client, bot_folder: Path
 ) -> None:
     shape = bot_folder / "behaviors/1_shape"
     shutil.copytree(shape / "correct_bot", shape / "review_bot")
     edit_json(shape / "review_bot/action_config.json", name="review_bot")
+    before = await call(bot_client, "story_bot_tool")
+    (warning,) = before["guidance"]["warnings"]
+    assert "story_bot_shape_review_bot" in warning and "restart" in warning
     restarted = await call(bot_client, "story_bot_restart_server")
-    (warning,) = restarted["guidance"]["warnings"]
-    assert "story_bot_shape_review_bot" in warning
+    assert "warnings" not in restarted["guidance"]
     listed = {tool.name for tool in (await bot_client.list_tools()).tools}
-    assert "story_bot_shape_review_bot" not in listed
+    assert "story_bot_shape_review_bot" in listed
+    assert (await call(bot_client, "story_bot_shape_review_bot"))["action"] == "review_bot"
 
 
-async def test_restart_warns_that_a_changed_description_is_not_yet_in_tools_list(
+async def test_restart_lists_a_changed_description_at_once(
     bot_client: Client, bot_folder: Path
 ) -> None:
     edit_json(bot_folder / GATHER / "instructions.json", description="Collect the background.")
     restarted = await call(bot_client, "story_bot_restart_server")
-    (warning,) = restarted["guidance"]["warnings"]
-    assert "story_bot_shape_gather_context" in warning
+    assert "warnings" not in restarted["guidance"]
+    listed = {tool.name: tool for tool in (await bot_client.list_tools()).tools}
+    described = listed["story_bot_shape_gather_context"].description or ""
+    assert described.startswith("Collect the background.")
     result = await call(bot_client, "story_bot_shape_gather_context")
     assert result["instructions"]["description"] == "Collect the background."
 
