@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 
 from graph import query, readiness
+from graph.claims import deferred_until
 from graph.query import TreeNode
 from storage.model import normalise_status
 from tasks_server.context import ServerContext
+from tasks_server.filters import TaskFilterInput, apply_filters
 from tasks_server.guidance import guide
 from tasks_server.models import Envelope, IdArg, Input, PagedInput, PageInfo, TaskPage
 from tasks_server.registry import tool
@@ -45,13 +49,9 @@ def get_task(ctx: ServerContext, args: GetTaskInput) -> GetTaskOutput:
     )
 
 
-class ListTasksInput(PagedInput):
-    project: IdArg | None = Field(None, description="Only this project.")
+class ListTasksInput(TaskFilterInput, PagedInput):
     status: str | None = Field(None, description="Only this status (aliases accepted).")
-    type: str | None = Field(None, description="Only this type.")
     priority: int | None = Field(None, ge=0, le=4, description="Only this priority.")
-    priority_max: int | None = Field(None, ge=0, le=4, description="Priority <= this.")
-    assignee: str | None = Field(None, description="Only this assignee.")
     tag: str | None = Field(None, description="Only tasks with this tag.")
     parent: IdArg | None = Field(None, description="Only children of this task id.")
 
@@ -63,8 +63,10 @@ class ListTasksOutput(TaskPage):
 @tool("query", read_only=True, idempotent=True)
 def list_tasks(ctx: ServerContext, args: ListTasksInput) -> ListTasksOutput:
     """Tasks matching every given filter, ordered by priority, order, id."""
-    filters = args.model_dump(exclude={"limit", "cursor", "fields", "max_body_chars"})
-    ids = query.list_tasks(ctx.index, **filters)
+    own = {"status", "priority", "tag", "parent", "project"}
+    ids = query.list_tasks(ctx.index, **args.model_dump(include=own))
+    ids = apply_filters(ctx, ids, args)
+    filters = (args.model_dump(include=own), args.filters_given())
     views, page = ctx.page(ids, args, ("list_tasks", filters))
     return ListTasksOutput.of(
         views,
@@ -77,7 +79,7 @@ def list_tasks(ctx: ServerContext, args: ListTasksInput) -> ListTasksOutput:
     )
 
 
-class SearchTasksInput(PagedInput):
+class SearchTasksInput(TaskFilterInput, PagedInput):
     query: str = Field(min_length=1, description="Case-insensitive substring of title or body.")
 
 
@@ -88,8 +90,9 @@ class SearchTasksOutput(TaskPage):
 @tool("query", read_only=True, idempotent=True)
 def search_tasks(ctx: ServerContext, args: SearchTasksInput) -> SearchTasksOutput:
     """Tasks whose title or body contains the text (case-insensitive), ordered by id."""
-    ids = query.search_tasks(ctx.index, args.query)
-    views, page = ctx.page(ids, args, ("search_tasks", args.query))
+    ids = apply_filters(ctx, query.search_tasks(ctx.index, args.query), args)
+    filters = args.filters_given()
+    views, page = ctx.page(ids, args, ("search_tasks", args.query, filters))
     return SearchTasksOutput.of(
         views,
         page,
@@ -217,15 +220,21 @@ class ProjectPagedInput(PagedInput):
     project: IdArg | None = Field(None, description="Only this project.")
 
 
+class GetReadyTasksInput(TaskFilterInput, PagedInput):
+    pass
+
+
 class GetReadyTasksOutput(TaskPage):
     pass
 
 
 @tool("query", read_only=True, idempotent=True)
-def get_ready_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetReadyTasksOutput:
-    """Tasks ready to start: status active, nothing blocking, no open children."""
-    ids = readiness.ready_tasks(ctx.index, project=args.project)
-    views, page = ctx.page(ids, args, ("ready", args.project))
+def get_ready_tasks(ctx: ServerContext, args: GetReadyTasksInput) -> GetReadyTasksOutput:
+    """Tasks ready to start: status active, nothing blocking, no open children, not
+    deferred; with unclaimed=true, none under a live claim."""
+    ready = readiness.ready_tasks(ctx.index, project=args.project, now=ctx.clock())
+    ids = apply_filters(ctx, ready, args)
+    views, page = ctx.page(ids, args, ("ready", args.filters_given()))
     return GetReadyTasksOutput.of(
         views,
         page,
@@ -239,13 +248,24 @@ def get_ready_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetReadyTask
     )
 
 
+class GetBlockedTasksInput(ProjectPagedInput):
+    include_deferred: bool = Field(
+        False, description="Also list tasks deferred to a later time (defer_until ahead)."
+    )
+
+
 class BlockedTask(Input):
-    task: TaskRow = Field(description="The blocked task.")
+    task: TaskRow = Field(description="The blocked (or deferred) task.")
     unmet_dependencies: list[str] = Field(description="Dependencies not done or cancelled.")
     dangling_dependencies: list[str] = Field(description="Dependencies naming no task.")
     cycle: list[str] = Field(description="Members of its dependency cycle, if any.")
     blocked_ancestor: str | None = Field(description="Nearest blocked ancestor, if any.")
     status_blocked: bool = Field(description="Its own status is blocked.")
+    deferred_until: datetime | SkipJsonSchema[None] = Field(
+        None,
+        description="When its deferral ends (only with include_deferred); absent otherwise.",
+        exclude_if=lambda value: value is None,
+    )
 
 
 class GetBlockedTasksOutput(PageInfo):
@@ -253,11 +273,13 @@ class GetBlockedTasksOutput(PageInfo):
 
 
 @tool("query", read_only=True, idempotent=True)
-def get_blocked_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetBlockedTasksOutput:
-    """Blocked tasks, each with why: unmet, dangling, cycle, blocked ancestor, status."""
-    ids = readiness.blocked_ids(ctx.index, project=args.project)
-    views, page = ctx.page(ids, args, ("blocked", args.project))
-    items = [BlockedTask(task=view, **ctx.index.reasons(view.id).model_dump()) for view in views]
+def get_blocked_tasks(ctx: ServerContext, args: GetBlockedTasksInput) -> GetBlockedTasksOutput:
+    """Blocked tasks, each with why: unmet, dangling, cycle, blocked ancestor, status.
+    A task deferred to a later time is not blocked: listed only with include_deferred."""
+    now = ctx.clock()
+    ids = _blocked_or_deferred(ctx, args, now)
+    views, page = ctx.page(ids, args, ("blocked", args.project, args.include_deferred))
+    items = [_blocked_row(ctx, view, now) for view in views]
     return GetBlockedTasksOutput.of(
         items,
         page,
@@ -269,6 +291,24 @@ def get_blocked_tasks(ctx: ServerContext, args: ProjectPagedInput) -> GetBlocked
             ["get_dependencies", "update_task", "get_structural_signals", "get_ready_tasks"],
         ),
     )
+
+
+def _blocked_or_deferred(
+    ctx: ServerContext, args: GetBlockedTasksInput, now: datetime
+) -> list[str]:
+    """The blocked ids not deferred, and with include_deferred the deferred ones too."""
+    index = ctx.index
+    if not args.include_deferred:
+        return readiness.blocked_ids(index, project=args.project, now=now)
+    both = set(readiness.blocked_ids(index, project=args.project))
+    both.update(readiness.deferred_ids(index, now, project=args.project))
+    return index.sorted_ids(both)
+
+
+def _blocked_row(ctx: ServerContext, view: TaskRow, now: datetime) -> BlockedTask:
+    reasons = ctx.index.reasons(view.id).model_dump()
+    until = deferred_until(ctx.index.require(view.id), now)
+    return BlockedTask(task=view, deferred_until=until, **reasons)
 
 
 class GetReviewTasksOutput(TaskPage):
