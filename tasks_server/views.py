@@ -33,6 +33,7 @@ from storage.model import Task
 __all__ = [
     "BLOCKS_SHOWN",
     "BRIEF_FIELDS",
+    "CLAIM_FIELDS",
     "BriefCache",
     "Fields",
     "TaskBrief",
