@@ -4,7 +4,8 @@
     ├── ToolNotAllowed(tool)            TOOL_NOT_ALLOWED
     ├── UnknownTool(tool)               UNKNOWN_TOOL
     ├── InvalidCursor(detail)           INVALID_CURSOR
-    └── OpenChecklist(task_id, items)   OPEN_CHECKLIST
+    ├── OpenChecklist(task_id, items)   OPEN_CHECKLIST
+    └── ClaimHeld(message, details)     CONFLICT, with who holds the task and until when
 
 Storage, graph and bot exceptions keep their own types. `classify` maps every one of them
 through one table, walked along the exception's class hierarchy (the most specific entry
@@ -34,6 +35,7 @@ from tasks_server.guidance import Guidance
 
 __all__ = [
     "RECOVERY",
+    "ClaimHeld",
     "ErrorInfo",
     "ErrorResult",
     "InvalidCursor",
@@ -90,6 +92,19 @@ class OpenChecklist(ToolFailure):
             f"task {task_id!r} has {len(items)} open checklist item(s): {'; '.join(items[:5])}",
         )
         self.items = items
+
+
+class ClaimHeld(ToolFailure):
+    """A claim stands in the way: another agent's live lease, or a task already closed."""
+
+    recovery = (
+        "Pick another task: call get_ready_tasks with unclaimed=true",
+        ["get_ready_tasks", "get_task"],
+    )
+
+    def __init__(self, message: str, details: dict[str, Any]) -> None:
+        super().__init__("CONFLICT", message)
+        self.details = details
 
 
 class ErrorInfo(BaseModel):
@@ -151,6 +166,7 @@ def _code(code: str) -> Callable[[Any], ErrorInfo]:
 
 _RULES: dict[type[BaseException], Callable[[Any], ErrorInfo]] = {
     ToolFailure: _own_code,
+    ClaimHeld: lambda exc: _info("CONFLICT", exc, exc.details),
     ValidationError: _validation,
     UnknownTask: lambda exc: _info("TASK_NOT_FOUND", exc, {"task_id": shorten(exc.task_id)}),
     TaskNotFound: lambda exc: _info("TASK_NOT_FOUND", exc, {"task_id": shorten(exc.task_id)}),
