@@ -9,10 +9,15 @@ from __future__ import annotations
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 __all__ = ["BlockedReasons", "TaskFacts"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+def _absent(value: object) -> bool:
+    return value is None
 
 
 class BlockedReasons(BaseModel):
@@ -84,4 +89,10 @@ class TaskFacts(BaseModel):
             "When the task became ready: the latest of its modified time and the completed time"
             " of its dependencies; null when not ready."
         ),
+    )
+    deferred_until: datetime | SkipJsonSchema[None] = Field(
+        default=None,
+        description="When the task's defer_until ends, while it is still ahead (the task is"
+        " then neither ready nor blocked); absent otherwise.",
+        exclude_if=_absent,
     )

@@ -1,15 +1,19 @@
 """Ready, blocked, in-review and in-progress tasks, optionally for one project.
 
-Every list is in the task order (priority, order, id).
+Every list is in the task order (priority, order, id). Given `now`, readiness also honours
+deferral: a task whose `defer_until` is still ahead is neither ready nor blocked (its facts
+say `deferred_until`), and becomes ready by itself once `now` passes it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
+from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph.facts import BlockedReasons
+from graph.claims import deferred_until
+from graph.facts import BlockedReasons, TaskFacts
 from graph.index import TaskIndex
 from storage.model import IN_PROGRESS_STATUS, REVIEW_STATUS
 
@@ -17,6 +21,8 @@ __all__ = [
     "BlockedRow",
     "blocked_ids",
     "blocked_tasks",
+    "deferred_ids",
+    "facts_at",
     "in_progress_tasks",
     "ready_tasks",
     "review_tasks",
@@ -44,8 +50,39 @@ def _in_project(
     return [i for i in ordered if i in members]
 
 
-def ready_tasks(index: TaskIndex, *, project: str | None = None) -> list[str]:
-    """Ids of the ready tasks: active, not blocked, no open child.
+def _not_deferred(index: TaskIndex, ids: list[str], now: datetime | None) -> list[str]:
+    if now is None:
+        return ids
+    require = index.require
+    return [i for i in ids if deferred_until(require(i), now) is None]
+
+
+def facts_at(index: TaskIndex, task_id: str, now: datetime) -> TaskFacts:
+    """`index.facts(task_id)` at `now`: a task deferred past `now` is not ready and says
+    until when.
+
+    >>> from datetime import UTC
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", status="active",
+    ...                               extra={"defer_until": "2026-02-01"})])
+    >>> facts_at(index, "a", datetime(2026, 1, 1, tzinfo=UTC)).is_ready
+    False
+    >>> facts_at(index, "a", datetime(2026, 3, 1, tzinfo=UTC)).is_ready
+    True
+    """
+    facts = index.facts(task_id)
+    until = deferred_until(index.require(task_id), now)
+    if until is None:
+        return facts
+    update = {"deferred_until": until, "is_ready": False, "ready_since": None}
+    return facts.model_copy(update=update)
+
+
+def ready_tasks(
+    index: TaskIndex, *, project: str | None = None, now: datetime | None = None
+) -> list[str]:
+    """Ids of the ready tasks: active, not blocked, no open child (and, given `now`, not
+    deferred past it).
 
     >>> from storage.model import Task
     >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", status="active"),
@@ -53,18 +90,37 @@ def ready_tasks(index: TaskIndex, *, project: str | None = None) -> list[str]:
     >>> ready_tasks(index)
     ['a']
     """
-    return _in_project(index, "ready", index.tally.ready, project)
+    return _not_deferred(index, _in_project(index, "ready", index.tally.ready, project), now)
 
 
-def blocked_ids(index: TaskIndex, *, project: str | None = None) -> list[str]:
+def blocked_ids(
+    index: TaskIndex, *, project: str | None = None, now: datetime | None = None
+) -> list[str]:
     """Ids of the blocked tasks, in the order `blocked_tasks` lists them (page these, then
-    read `index.reasons(id)` for one page).
+    read `index.reasons(id)` for one page); given `now`, without those deferred past it.
 
     >>> from storage.model import Task
     >>> blocked_ids(TaskIndex.build([Task(id="a", title="A", path="a.md", status="blocked")]))
     ['a']
     """
-    return _in_project(index, "blocked", index.tally.blocked, project)
+    return _not_deferred(index, _in_project(index, "blocked", index.tally.blocked, project), now)
+
+
+def deferred_ids(index: TaskIndex, now: datetime, *, project: str | None = None) -> list[str]:
+    """Ids of the open tasks deferred past `now`, in the task order.
+
+    >>> from datetime import UTC
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md",
+    ...                               extra={"defer_until": "2026-02-01"})])
+    >>> deferred_ids(index, datetime(2026, 1, 1, tzinfo=UTC))
+    ['a']
+    """
+    ids = index.ordered_ids() if project is None else index.project_ids(project)
+    require = index.require
+    return [
+        i for i in ids if not require(i).is_terminal and deferred_until(require(i), now) is not None
+    ]
 
 
 def blocked_tasks(index: TaskIndex, *, project: str | None = None) -> list[BlockedRow]:

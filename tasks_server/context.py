@@ -8,7 +8,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from graph.claims import CLAIMED_BY
 from graph.index import TaskIndex
+from graph.readiness import facts_at
 from storage.model import Task
 from storage.repository import mtime_of
 from storage.timestamps import utc_now
@@ -21,6 +23,7 @@ from tasks_server.views import (
     TaskBrief,
     TaskRow,
     TaskView,
+    claim_fields,
     to_view,
 )
 
@@ -75,13 +78,15 @@ class ServerContext:
         return mtime_of(result.stamp) if result is not None else None
 
     def view(self, task: Task, fields: Fields, *, max_body_chars: int | None = None) -> TaskView:
+        now = self.clock()
         if fields == "brief":
-            return to_view(task)
+            return to_view(task, now=now)
         index = self.index
         return to_view(
             task,
             "full",
-            facts=index.facts(task.id),
+            now=now,
+            facts=facts_at(index, task.id, now),
             blocks=index.in_order("depends_on", task.id)[:BLOCKS_SHOWN],
             file_modified=self.file_modified(task),
             max_body_chars=max_body_chars,
@@ -98,7 +103,15 @@ class ServerContext:
 
     def briefs(self, ids: Iterable[str]) -> list[TaskBrief]:
         require = self.index.require
-        return self.brief_cache.of([require(i) for i in ids])
+        tasks = [require(i) for i in ids]
+        rows = self.brief_cache.of(tasks)
+        if any(CLAIMED_BY in task.extra for task in tasks):  # a lease runs out by the clock
+            now = self.clock()
+            rows = [
+                row.model_copy(update=claim_fields(task, now)) if CLAIMED_BY in task.extra else row
+                for task, row in zip(tasks, rows, strict=True)
+            ]
+        return rows
 
     def close(self) -> None:
         self.live.close()

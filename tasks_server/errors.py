@@ -6,6 +6,7 @@
     ├── InvalidCursor(detail)           INVALID_CURSOR
     ├── OpenChecklist(task_id, items)   OPEN_CHECKLIST
     └── ReadOnlyRoot()                  READ_ONLY_ROOT
+    └── ClaimHeld(message, details)     CONFLICT, with who holds the task and until when
 
 Storage, graph and bot exceptions keep their own types. `classify` maps every one of them
 through one table, walked along the exception's class hierarchy (the most specific entry
@@ -35,6 +36,7 @@ from tasks_server.guidance import Guidance
 
 __all__ = [
     "RECOVERY",
+    "ClaimHeld",
     "ErrorInfo",
     "ErrorResult",
     "InvalidCursor",
@@ -101,6 +103,19 @@ class ReadOnlyRoot(ToolFailure):
             "the bundled example inside the installed package is read-only; "
             "`tasks-server init DIR` copies it to DIR, then pass --root DIR",
         )
+
+
+class ClaimHeld(ToolFailure):
+    """A claim stands in the way: another agent's live lease, or a task already closed."""
+
+    recovery = (
+        "Pick another task: call get_ready_tasks with unclaimed=true",
+        ["get_ready_tasks", "get_task"],
+    )
+
+    def __init__(self, message: str, details: dict[str, Any]) -> None:
+        super().__init__("CONFLICT", message)
+        self.details = details
 
 
 class ErrorInfo(BaseModel):
@@ -173,6 +188,7 @@ def _code(code: str) -> Callable[[Any], ErrorInfo]:
 
 _RULES: dict[type[BaseException], Callable[[Any], ErrorInfo]] = {
     ToolFailure: _own_code,
+    ClaimHeld: lambda exc: _info("CONFLICT", exc, exc.details),
     ValidationError: _validation,
     UnknownTask: lambda exc: _info("TASK_NOT_FOUND", exc, {"task_id": shorten(exc.task_id)}),
     TaskNotFound: lambda exc: _info("TASK_NOT_FOUND", exc, {"task_id": shorten(exc.task_id)}),

@@ -29,7 +29,7 @@ __all__ = [
 
 ACTION_HELP = {  # every task tool (a meta-test keeps it whole); bot tools name themselves
     "get_task": "read one task in full",
-    "list_tasks": "filter tasks by project, status, type, priority, tag",
+    "list_tasks": "filter tasks by project, status, type, priority, tags, subtree, claim",
     "search_tasks": "substring search over titles and bodies",
     "get_children": "a task's children",
     "get_dependencies": "a task's hard dependencies",
@@ -52,6 +52,9 @@ ACTION_HELP = {  # every task tool (a meta-test keeps it whole); bot tools name 
     "decompose_task": "write child tasks, all or none",
     "reorder_children": "set the order of a task's children",
     "delete_task": "move a task file to .trash",
+    "claim_task": "take a task for an agent, with a lease",
+    "release_task": "give up an agent's claim",
+    "add_note": "append a handoff note to a task",
     "rebuild_index": "re-read the whole tree",
 }
 
@@ -219,6 +222,9 @@ _NEAREST: dict[str, tuple[str, ...]] = {
     "decompose_task": ("get_decomposition_context", "get_children"),
     "reorder_children": ("get_children", "get_task_tree"),
     "delete_task": ("get_task", "get_structural_signals"),
+    "claim_task": ("get_ready_tasks", "get_task"),
+    "release_task": ("get_task", "get_ready_tasks"),
+    "add_note": ("get_task", "search_tasks"),
     "rebuild_index": ("get_index_stats", "get_structural_signals"),
 }
 """For a tool a session may not call, the tools that do the nearest job (reading instead of

@@ -26,6 +26,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
 from pydantic_core import CoreSchema
 
+from graph.claims import claim_of
 from graph.facts import TaskFacts
 from storage.model import Task
 from tasks_server.sizes import MAX_ID_CHARS, MAX_TITLE_CHARS, clip
@@ -33,19 +34,24 @@ from tasks_server.sizes import MAX_ID_CHARS, MAX_TITLE_CHARS, clip
 __all__ = [
     "BLOCKS_SHOWN",
     "BRIEF_FIELDS",
+    "CLAIM_FIELDS",
     "BriefCache",
     "Fields",
     "TaskBrief",
     "TaskRow",
     "TaskView",
+    "claim_fields",
     "to_briefs",
     "to_view",
 ]
 
 Fields = Literal["brief", "full"]
-BRIEF_FIELDS = frozenset({"id", "title", "type", "status", "priority", "project", "parent"})
+CLAIM_FIELDS = frozenset({"claimed_by", "claim_expires", "claim_live"})
+BRIEF_FIELDS = frozenset(
+    {"id", "title", "type", "status", "priority", "project", "parent", *CLAIM_FIELDS}
+)
 FIELDS_DESCRIPTION = (
-    "'brief' (id, title, type, status, priority; project and parent when set) or 'full'."
+    "'brief' (id, title, type, status, priority; project, parent and the claim when set) or 'full'."
 )
 
 
@@ -72,6 +78,20 @@ class TaskBrief(BaseModel):
     )
     parent: str | SkipJsonSchema[None] = Field(
         None, description="Parent task id; absent when the task has none.", exclude_if=_absent
+    )
+    claimed_by: str | SkipJsonSchema[None] = Field(
+        None,
+        description="The agent whose claim the file holds, live or expired; absent when none.",
+        exclude_if=_absent,
+    )
+    claim_expires: datetime | SkipJsonSchema[None] = Field(
+        None, description="When that claim's lease ends; absent when none.", exclude_if=_absent
+    )
+    claim_live: bool | SkipJsonSchema[None] = Field(
+        None,
+        description="True while the lease runs by the server's clock, false once it has expired"
+        " (an expired claim holds nothing); absent when none.",
+        exclude_if=_absent,
     )
 
 
@@ -108,6 +128,9 @@ class TaskView(TaskBrief):
     extra: dict[str, Any] | None = Field(None, description="Other frontmatter keys, as written.")
     body: str | None = Field(None, description="Markdown body.")
     body_truncated: bool | None = Field(None, description="True when the body was shortened.")
+    deferred_until: datetime | None = Field(
+        None, description="When its defer_until ends, while still ahead: not ready until then."
+    )
 
     @model_serializer(mode="wrap")
     def _only_set_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -182,6 +205,19 @@ class BriefCache:
 _NONE: tuple[None, None] = (None, None)
 
 
+def claim_fields(task: Task, now: datetime) -> dict[str, Any]:
+    """The claim fields of a row: who, until when, and whether the lease runs at `now`
+    (empty when the file holds no claim)."""
+    claim = claim_of(task)
+    if claim is None:
+        return {}
+    return {
+        "claimed_by": claim.agent,
+        "claim_expires": claim.expires,
+        "claim_live": claim.is_live(now),
+    }
+
+
 def to_view(
     task: Task,
     fields: Fields = "brief",
@@ -190,8 +226,11 @@ def to_view(
     blocks: list[str] | None = None,
     file_modified: datetime | None = None,
     max_body_chars: int | None = None,
+    now: datetime | None = None,
 ) -> TaskView:
-    """A view of `task`; `full` adds every field, the computed facts and the body."""
+    """A view of `task`; `full` adds every field, the computed facts and the body. Given
+    `now`, a claim shows whether its lease still runs."""
+    claim = claim_fields(task, now) if now is not None else {}
     brief = {
         "id": task.id,
         "title": task.title,
@@ -200,6 +239,7 @@ def to_view(
         "priority": task.priority,
         "project": task.project,
         "parent": task.parent,
+        **claim,
     }
     if fields == "brief":
         view = TaskView(**brief)
@@ -237,4 +277,6 @@ def to_view(
             "is_ready": facts.is_ready,
             "is_blocked": facts.is_blocked,
         }
+        if facts.deferred_until is not None:
+            full["deferred_until"] = facts.deferred_until
     return TaskView(**full)

@@ -38,6 +38,7 @@ from tasks_server.models import (
 )
 from tasks_server.registry import tool
 from tasks_server.tools._about import about
+from tasks_server.tools._guarded import END_CLAIM, AgentArg, check_claim, guarded_write
 from tasks_server.tools._writes import (
     SHOWN_CHARS,
     ReadinessReport,
@@ -161,6 +162,10 @@ class UpdateTaskInput(TaskFieldsInput):
         description="file_modified from get_task (with its offset); refused with CONFLICT if"
         " the file changed since.",
     )
+    agent: AgentArg | None = Field(
+        None, description="The agent writing; another agent's live claim is a CONFLICT."
+    )
+    force: bool = Field(False, description="Write even while another agent's claim is live.")
 
 
 class UpdateTaskOutput(TaskWritten):
@@ -184,6 +189,7 @@ def _update_changes(args: UpdateTaskInput, now: datetime) -> dict[str, object]:
     changes.update((key, DELETE) for key in given & UNSETTABLE if getattr(args, key) is None)
     if changes.get("status") in TERMINAL_STATUSES:
         changes.setdefault("completed", now)
+        changes |= END_CLAIM  # a closed task is no one's any more
     changes["modified"] = now
     return changes
 
@@ -191,8 +197,10 @@ def _update_changes(args: UpdateTaskInput, now: datetime) -> dict[str, object]:
 @tool("mutation", destructive=True)
 def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
     """Change fields of a task in place; only the changed lines of the file are rewritten."""
-    changes = _update_changes(args, ctx.clock())
+    now = ctx.clock()
+    changes = _update_changes(args, now)
     task = ctx.index.require(args.task_id)
+    check_claim(task, args.agent, args.force, now)
     parent = changes.get("parent") if "parent" in changes else None
     deps = args.depends_on
     check_refs(ctx, parent if isinstance(parent, str) else None, deps)
@@ -210,7 +218,7 @@ def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
         task=view,
         unblocked=found.became_ready,
         became_blocked=found.became_blocked,
-        changed=sorted(changes) + (["body"] if args.body else []),
+        changed=sorted(k for k in changes if k not in END_CLAIM) + (["body"] if args.body else []),
         guidance=about(ctx, task.id, first=["get_task"]).model_copy(
             update={"context": readiness_counts(found) or None}
         ),
@@ -219,7 +227,14 @@ def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
 
 class CompleteTaskInput(Input):
     task_id: IdArg = Field(description=TASK_ID)
-    force: bool = Field(False, description="Complete even with open '- [ ]' checklist items.")
+    force: bool = Field(
+        False,
+        description="Complete even with open '- [ ]' checklist items or another agent's live"
+        " claim.",
+    )
+    agent: AgentArg | None = Field(
+        None, description="The agent completing it; another agent's live claim is a CONFLICT."
+    )
 
 
 class CompleteTaskOutput(TaskWritten):
@@ -235,14 +250,34 @@ def _check_completable(task: Task, force: bool) -> None:
         raise OpenChecklist(task.id, [item[:SHOWN_CHARS] for item in items])
 
 
+def _done(now: datetime) -> dict[str, object]:
+    """The changes that complete a task: done, when, and its claim ended."""
+    return {"status": "done", "completed": now, "modified": now, **END_CLAIM}
+
+
 def _complete(ctx: ServerContext, tasks: list[Task]) -> ReadinessChanges:
     """Write done + completed for each task not done yet, all or none (a task already done
     is left as it is: completing is idempotent); returns what that changed in readiness."""
     probe = ReadinessProbe.take(ctx.index, [t.id for t in tasks])
-    now = ctx.clock()
-    changes = {"status": "done", "completed": now, "modified": now}
+    changes = _done(ctx.clock())
     updates = [(t.path, changes) for t in tasks if t.status != "done"]
     ctx.live.record(ctx.live.repository.write_batch([], updates))
+    return probe.changes(ctx.index)
+
+
+def _complete_one(ctx: ServerContext, args: CompleteTaskInput) -> ReadinessChanges:
+    """Complete one task as a guarded write: the claim is checked on the file as it is when
+    written, so a claim taken by another process a moment before is never overwritten."""
+    now = ctx.clock()
+
+    def decide(task: Task) -> tuple[dict[str, object], None]:
+        check_claim(task, args.agent, args.force, now)
+        _check_completable(task, args.force)
+        return (_done(now) if task.status != "done" else {}), None
+
+    probe = ReadinessProbe.take(ctx.index, [args.task_id])
+    if ctx.index.require(args.task_id).status != "done":
+        guarded_write(ctx, args.task_id, decide)
     return probe.changes(ctx.index)
 
 
@@ -250,8 +285,9 @@ def _complete(ctx: ServerContext, tasks: list[Task]) -> ReadinessChanges:
 def complete_task(ctx: ServerContext, args: CompleteTaskInput) -> CompleteTaskOutput:
     """Mark a task done (refused while its body has open '- [ ]' items, unless force)."""
     task = ctx.index.require(args.task_id)
+    check_claim(task, args.agent, args.force, ctx.clock())
     _check_completable(task, args.force)
-    found = _complete(ctx, [task])
+    found = _complete_one(ctx, args)
     view = written_view(ctx, task.id)
     open_children = [c for c in ctx.index.children(task.id) if not ctx.index.require(c).is_terminal]
     warnings = [f"{len(open_children)} child task(s) are still open"] if open_children else None
@@ -279,7 +315,12 @@ class CompleteTasksInput(Input):
     task_ids: list[IdArg] = Field(
         min_length=1, max_length=MAX_LIST_ITEMS, description="Task ids to mark done together."
     )
-    force: bool = Field(False, description="Complete even with open checklist items.")
+    force: bool = Field(
+        False, description="Complete even with open checklist items or others' live claims."
+    )
+    agent: AgentArg | None = Field(
+        None, description="The agent completing them; another agent's live claim is a CONFLICT."
+    )
 
 
 class CompleteTasksOutput(ReadinessReport):
@@ -290,7 +331,9 @@ class CompleteTasksOutput(ReadinessReport):
 def complete_tasks(ctx: ServerContext, args: CompleteTasksInput) -> CompleteTasksOutput:
     """Mark several tasks done, all or none (every id is checked before any file changes)."""
     tasks = [ctx.index.require(i) for i in dict.fromkeys(args.task_ids)]
+    now = ctx.clock()
     for task in tasks:
+        check_claim(task, args.agent, args.force, now)
         _check_completable(task, args.force)
     found = _complete(ctx, tasks)
     return CompleteTasksOutput(

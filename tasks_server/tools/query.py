@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from graph import query, readiness
-from graph.index import TaskIndex
+from graph.claims import deferred_until
 from graph.query import TreeNode
 from graph.sections import Sections
 from storage.model import normalise_status
 from tasks_server.context import ServerContext
+from tasks_server.filters import TaskFilterInput, apply_filters
 from tasks_server.guidance import guide
 from tasks_server.listing import Listing, TaskListArgs
 from tasks_server.models import Envelope, IdArg, Input, PageInfo, TaskPage
@@ -40,13 +43,9 @@ def get_task(ctx: ServerContext, args: GetTaskInput) -> GetTaskOutput:
     return GetTaskOutput(task=ctx.view(task, args.fields), guidance=about(ctx, task.id))
 
 
-class ListTasksInput(TaskListArgs):
-    project: IdArg | None = Field(None, description="Only this project.")
+class ListTasksInput(TaskFilterInput, TaskListArgs):
     status: str | None = Field(None, description="Only this status (aliases accepted).")
-    type: str | None = Field(None, description="Only this type.")
     priority: int | None = Field(None, ge=0, le=4, description="Only this priority.")
-    priority_max: int | None = Field(None, ge=0, le=4, description="Priority <= this.")
-    assignee: str | None = Field(None, description="Only this assignee.")
     tag: str | None = Field(None, description="Only tasks with this tag.")
     parent: IdArg | None = Field(None, description="Only children of this task id.")
 
@@ -58,7 +57,9 @@ class ListTasksOutput(TaskPage):
 @tool("query", read_only=True, idempotent=True)
 def list_tasks(ctx: ServerContext, args: ListTasksInput) -> Listing[ListTasksOutput]:
     """Tasks matching every given filter, ordered by priority, order, id."""
-    ids = query.list_tasks(ctx.index, **args.selection())
+    own = {"status", "priority", "tag", "parent", "project"}
+    ids = query.list_tasks(ctx.index, **args.model_dump(include=own))
+    ids = apply_filters(ctx, ids, args)
     return Listing(
         Sections({"tasks": ids}),
         guide(
@@ -71,7 +72,7 @@ def list_tasks(ctx: ServerContext, args: ListTasksInput) -> Listing[ListTasksOut
     )
 
 
-class SearchTasksInput(TaskListArgs):
+class SearchTasksInput(TaskFilterInput, TaskListArgs):
     query: str = Field(min_length=1, description="Case-insensitive substring of title or body.")
 
 
@@ -82,7 +83,7 @@ class SearchTasksOutput(TaskPage):
 @tool("query", read_only=True, idempotent=True)
 def search_tasks(ctx: ServerContext, args: SearchTasksInput) -> Listing[SearchTasksOutput]:
     """Tasks whose title or body contains the text (case-insensitive), ordered by id."""
-    ids = query.search_tasks(ctx.index, args.query)
+    ids = apply_filters(ctx, query.search_tasks(ctx.index, args.query), args)
     return Listing(
         Sections({"tasks": ids}),
         guide(
@@ -206,17 +207,32 @@ class ProjectPagedInput(TaskListArgs):
     project: IdArg | None = Field(None, description="Only this project.")
 
 
+class GetReadyTasksInput(TaskFilterInput, TaskListArgs):
+    pass
+
+
 class GetReadyTasksOutput(TaskPage):
     pass
 
 
+class GetBlockedTasksInput(ProjectPagedInput):
+    include_deferred: bool = Field(
+        False, description="Also list tasks deferred to a later time (defer_until ahead)."
+    )
+
+
 class BlockedTask(Input):
-    task: TaskRow = Field(description="The blocked task.")
+    task: TaskRow = Field(description="The blocked (or deferred) task.")
     unmet_dependencies: list[str] = Field(description="Dependencies not done or cancelled.")
     dangling_dependencies: list[str] = Field(description="Dependencies naming no task.")
     cycle: list[str] = Field(description="Members of its dependency cycle, if any.")
     blocked_ancestor: str | None = Field(description="Nearest blocked ancestor, if any.")
     status_blocked: bool = Field(description="Its own status is blocked.")
+    deferred_until: datetime | SkipJsonSchema[None] = Field(
+        None,
+        description="When its deferral ends (only with include_deferred); absent otherwise.",
+        exclude_if=lambda value: value is None,
+    )
 
 
 class GetBlockedTasksOutput(PageInfo):
@@ -229,35 +245,30 @@ class GetReviewTasksOutput(TaskPage):
 
 @dataclass(frozen=True, slots=True)
 class ByState:
-    """One of the task lists by state: how it is found and what guidance it gives."""
+    """The guidance of one of the task lists by state."""
 
-    find: Callable[[TaskIndex, str | None], list[str]]
-    found: tuple[str, str]  # state token and next action when the list has tasks ({first})
+    found: tuple[str, str]  # state token and next action when the list has tasks
     empty: tuple[str, str]  # ... and when it has none
     tools: list[str]
 
 
-def _by_state(ctx: ServerContext, args: ProjectPagedInput, kind: ByState) -> Listing[Any]:
-    ids = kind.find(ctx.index, args.project)
+def _by_state(ids: Sequence[str], kind: ByState) -> Listing[Any]:
     state, next_action = kind.found if ids else kind.empty
     step = next_action.format(first=ids[0]) if ids else next_action
     return Listing(Sections({"tasks": ids}), guide(state, step, kind.tools))
 
 
 READY = ByState(
-    lambda index, project: readiness.ready_tasks(index, project=project),
     ("ready_tasks_available", "Call get_task_scoring_factors to rank them yourself"),
     ("nothing_ready", "Call get_blocked_tasks to see what holds work back"),
     ["get_task_scoring_factors", "get_task", "get_blocked_tasks", "update_task"],
 )
 BLOCKED = ByState(
-    lambda index, project: readiness.blocked_ids(index, project=project),
     ("blocked_tasks_found", "Call get_dependencies on {first} to see what holds it"),
     ("nothing_blocked", "Call get_ready_tasks"),
     ["get_dependencies", "update_task", "get_structural_signals", "get_ready_tasks"],
 )
 REVIEW = ByState(
-    lambda index, project: readiness.review_tasks(index, project=project),
     ("reviews_waiting", "Review a task, then complete_task or update_task"),
     ("no_reviews", "Call get_ready_tasks"),
     ["get_task", "complete_task", "update_task", "get_ready_tasks"],
@@ -265,26 +276,48 @@ REVIEW = ByState(
 
 
 @tool("query", read_only=True, idempotent=True)
-def get_ready_tasks(ctx: ServerContext, args: ProjectPagedInput) -> Listing[GetReadyTasksOutput]:
-    """Tasks ready to start: status active, nothing blocking, no open children."""
-    return _by_state(ctx, args, READY)
+def get_ready_tasks(ctx: ServerContext, args: GetReadyTasksInput) -> Listing[GetReadyTasksOutput]:
+    """Tasks ready to start: status active, nothing blocking, no open children, not
+    deferred; with unclaimed=true, none under a live claim."""
+    ready = readiness.ready_tasks(ctx.index, project=args.project, now=ctx.clock())
+    return _by_state(apply_filters(ctx, ready, args), READY)
 
 
 @tool("query", read_only=True, idempotent=True)
 def get_blocked_tasks(
-    ctx: ServerContext, args: ProjectPagedInput
+    ctx: ServerContext, args: GetBlockedTasksInput
 ) -> Listing[GetBlockedTasksOutput]:
-    """Blocked tasks, each with why: unmet, dangling, cycle, blocked ancestor, status."""
+    """Blocked tasks, each with why: unmet, dangling, cycle, blocked ancestor, status.
+    A task deferred to a later time is not blocked: listed only with include_deferred."""
+    now = ctx.clock()
 
     def rows(ids: Sequence[str]) -> list[BlockedTask]:
         fields, max_body_chars = args.row_fields()
         views = ctx.views(ids, fields, max_body_chars=max_body_chars)
-        return [BlockedTask(task=v, **ctx.index.reasons(v.id).model_dump()) for v in views]
+        return [_blocked_row(ctx, view, now) for view in views]
 
-    return replace(_by_state(ctx, args, BLOCKED), rows=rows)
+    return replace(_by_state(_blocked_or_deferred(ctx, args, now), BLOCKED), rows=rows)
+
+
+def _blocked_or_deferred(
+    ctx: ServerContext, args: GetBlockedTasksInput, now: datetime
+) -> list[str]:
+    """The blocked ids not deferred, and with include_deferred the deferred ones too."""
+    index = ctx.index
+    if not args.include_deferred:
+        return readiness.blocked_ids(index, project=args.project, now=now)
+    both = set(readiness.blocked_ids(index, project=args.project))
+    both.update(readiness.deferred_ids(index, now, project=args.project))
+    return index.sorted_ids(both)
+
+
+def _blocked_row(ctx: ServerContext, view: TaskRow, now: datetime) -> BlockedTask:
+    reasons = ctx.index.reasons(view.id).model_dump()
+    until = deferred_until(ctx.index.require(view.id), now)
+    return BlockedTask(task=view, deferred_until=until, **reasons)
 
 
 @tool("query", read_only=True, idempotent=True)
 def get_review_tasks(ctx: ServerContext, args: ProjectPagedInput) -> Listing[GetReviewTasksOutput]:
     """Tasks with status review."""
-    return _by_state(ctx, args, REVIEW)
+    return _by_state(readiness.review_tasks(ctx.index, project=args.project), REVIEW)

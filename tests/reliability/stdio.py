@@ -27,8 +27,12 @@ def stop_all() -> None:
 class ServerProcess:
     """`python -m tasks_server serve --root ROOT` over stdio, initialized."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, now: str | None = None) -> None:
+        """`now`: the server's fixed clock (`TASKS_NOW`), else the real one."""
         env = {**os.environ, "PYTHONPATH": str(REPO)}
+        env.pop("TASKS_NOW", None)
+        if now is not None:
+            env["TASKS_NOW"] = now
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tasks_server", "serve", "--root", str(root)],
             stdin=subprocess.PIPE,

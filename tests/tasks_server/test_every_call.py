@@ -26,7 +26,7 @@ from graph.sections import Sections
 from tasks_server.edge.schemas import input_schema, output_schema
 from tasks_server.guidance import ACTION_HELP
 from tasks_server.toolset import open_toolset
-from tasks_server.views import BRIEF_FIELDS
+from tasks_server.views import BRIEF_FIELDS, CLAIM_FIELDS
 from tests.tasks_server.conftest import error_of, make_server
 from tests.tasks_server.schema_lint import findings
 
@@ -41,6 +41,9 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
     "get_task_tree": {"project": "wx"},
     "get_decomposition_context": {"task_id": "wx-6ca4a1a9"},
     "get_task_neighborhood": {"task_id": "wx-6ca4a1a9"},
+    "claim_task": {"task_id": "vol-169a73bf", "agent": "meta", "lease_seconds": 60},
+    "add_note": {"task_id": "vol-169a73bf", "text": "Meta note", "author": "meta"},
+    "release_task": {"task_id": "vol-169a73bf", "agent": "meta"},
     "create_task": {"title": "Meta test task", "project": "wx"},
     "update_task": {"task_id": "wx-6ca4a1a9", "priority": 1},
     "complete_task": {"task_id": "pipe-281fa6f5", "force": True},
@@ -222,7 +225,7 @@ def test_a_list_row_is_checked_against_the_full_view_schema_which_takes_brief_ro
     schema = output_schema(toolset.specs["list_tasks"].output_model)
     row = schema["properties"]["tasks"]["items"]
     assert "anyOf" not in row and row["additionalProperties"] is False
-    assert set(row["required"]) == BRIEF_FIELDS - {"project", "parent"}
+    assert set(row["required"]) == BRIEF_FIELDS - {"project", "parent"} - CLAIM_FIELDS
     assert {"body", "depends_on", "is_ready"} | BRIEF_FIELDS <= set(row["properties"])
     validator = Draft202012Validator(row)
     assert validator.is_valid(BRIEF_ROW)

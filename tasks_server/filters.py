@@ -1,0 +1,64 @@
+"""The filter arguments of the list tools, declared once (their meaning: `graph.filters`).
+
+`get_ready_tasks`, `list_tasks` and `search_tasks` take `TaskFilterInput`'s fields with the
+same names, types, bounds and descriptions; `apply_filters` runs them at the server's clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import Field
+
+from graph.filters import TaskFilter, keep
+from tasks_server.context import ServerContext
+from tasks_server.models import MAX_LIST_ITEMS, IdArg, Input, ShortText
+
+__all__ = ["TaskFilterInput", "apply_filters"]
+
+
+class TaskFilterInput(Input):
+    """The filters every task list takes; each one given must hold."""
+
+    project: IdArg | None = Field(None, description="Only this project.")
+    type: ShortText | None = Field(None, description="Only this type.")
+    priority_max: int | None = Field(
+        None, ge=0, le=4, description="Only priority <= this (0 is the most urgent)."
+    )
+    tags_any: list[ShortText] | None = Field(
+        None, max_length=MAX_LIST_ITEMS, description="Only tasks with at least one of these tags."
+    )
+    tags_all: list[ShortText] | None = Field(
+        None, max_length=MAX_LIST_ITEMS, description="Only tasks with every one of these tags."
+    )
+    assignee: ShortText | None = Field(None, description="Only this assignee.")
+    unassigned: bool = Field(False, description="Only tasks with no assignee.")
+    under: IdArg | None = Field(
+        None, description="Only descendants of this task id (any depth, through parent)."
+    )
+    unclaimed: bool = Field(
+        False, description="Leave out tasks under a live claim (an expired claim counts as none)."
+    )
+
+    def filters_given(self) -> dict[str, object]:
+        """The filter fields alone (for a cursor's query key)."""
+        return self.model_dump(include=set(TaskFilterInput.model_fields))
+
+    def task_filter(self) -> TaskFilter:
+        """The filters given, as the graph defines them."""
+        return TaskFilter(
+            project=self.project,
+            type=self.type,
+            priority_max=self.priority_max,
+            tags_any=tuple(self.tags_any or ()),
+            tags_all=tuple(self.tags_all or ()),
+            assignee=self.assignee,
+            unassigned=self.unassigned,
+            under=self.under,
+            unclaimed=self.unclaimed,
+        )
+
+
+def apply_filters(ctx: ServerContext, ids: Sequence[str], args: TaskFilterInput) -> Sequence[str]:
+    """`ids` (in their order) that pass every filter in `args`, at the server's clock."""
+    return keep(ctx.index, ids, args.task_filter(), ctx.clock())

@@ -1,0 +1,108 @@
+"""Writes that decide on what the file holds now: claims, notes, a completion that respects
+a claim. One server process may race another on the same file; exactly one wins.
+
+A guarded write reads the task's file afresh, lets a pure `decide` check what it holds (a
+claim, its lease, the status) and say what to write, then writes only if the file is still
+the one read (the repository's compare-and-set on the file's modification time, under its
+lock, with the atomic exchange that keeps a concurrent editor's save). A write that loses
+the race reads again and decides again, a bounded number of times: a claim then meets the
+winner's claim (CONFLICT with the holder), a note is appended after the winner's note.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import unicodedata
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
+
+from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, claim_of, iso
+from storage.codec import DELETE
+from storage.errors import Conflict, TaskNotFound
+from storage.model import Task
+from storage.repository import mtime_of
+from storage.table import FileResult
+from tasks_server.context import ServerContext
+from tasks_server.errors import ClaimHeld
+
+__all__ = [
+    "ATTEMPTS",
+    "END_CLAIM",
+    "MAX_AGENT_CHARS",
+    "AgentArg",
+    "Decision",
+    "check_claim",
+    "guarded_write",
+]
+
+ATTEMPTS = 64
+"""How often a guarded write reads again after losing a race before it answers CONFLICT."""
+MAX_AGENT_CHARS = 128
+END_CLAIM: Mapping[str, object] = {CLAIMED_BY: DELETE, CLAIM_EXPIRES: DELETE}
+"""The changes that take a claim out of a file (nothing when it has none)."""
+
+Decision = tuple[dict[str, object], str | None]
+"""What to write: frontmatter changes, and the new body (None: the body stays)."""
+
+
+def _printable_name(text: str) -> str:
+    """An agent's name is one printable line: no control or line-separator characters."""
+    if not text.strip() or text != text.strip():
+        raise ValueError("must not be blank or start or end with spaces")
+    if any(unicodedata.category(c) in {"Cc", "Cf", "Zl", "Zp"} for c in text):
+        raise ValueError("must not hold control, format or line-separator characters")
+    return text
+
+
+AgentArg = Annotated[
+    str, Field(min_length=1, max_length=MAX_AGENT_CHARS), AfterValidator(_printable_name)
+]
+"""The name an agent acts under (one printable line; compared exactly)."""
+
+
+def check_claim(task: Task, agent: str | None, force: bool, now: datetime) -> None:
+    """ClaimHeld when another agent's lease on `task` runs at `now` (`agent` None is not
+    the holder); `force` writes through it."""
+    claim = claim_of(task)
+    if force or claim is None or not claim.is_live(now) or claim.agent == agent:
+        return
+    raise ClaimHeld(
+        f"task {task.id!r} is claimed by {claim.agent!r} until {iso(claim.expires or now)};"
+        " pass that agent, wait for the lease to end, or force=true",
+        {"task_id": task.id, "claimed_by": claim.agent, "claim_expires": iso(claim.expires or now)},
+    )
+
+
+def _fresh(ctx: ServerContext, path: str, task_id: str) -> FileResult:
+    """The task's file as it is on disk now (not as the index last saw it)."""
+    found = ctx.live.repository.read(path)
+    if found is None or found.task is None or found.task.id != task_id:
+        raise TaskNotFound(task_id)
+    return found
+
+
+def guarded_write(
+    ctx: ServerContext, task_id: str, decide: Callable[[Task], Decision]
+) -> FileResult:
+    """Read, `decide`, write only over what was read; on a lost race, again (bounded).
+    The written file is recorded in the index before returning."""
+    path = ctx.index.require(task_id).path
+    repo = ctx.live.repository
+    for attempt in range(ATTEMPTS):
+        found = _fresh(ctx, path, task_id)
+        assert found.task is not None  # _fresh checked
+        changes, body = decide(found.task)
+        try:
+            result = repo.update(path, changes, expected_modified=mtime_of(found.stamp), body=body)
+        except Conflict:
+            if attempt == ATTEMPTS - 1:
+                raise
+            time.sleep(random.uniform(0, 0.001 * min(attempt + 1, 8)))  # de-synchronise racers
+            continue
+        ctx.live.record([result])
+        return result
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -1,0 +1,219 @@
+"""Mutation tier for many agents on one tree: claims with leases, and handoff notes.
+
+A claim is two frontmatter keys in the task's file, `claimed_by` and `claim_expires`, where
+a person sees it too. Every claim, release and note is a guarded write (`_guarded.py`):
+across server processes on one tree exactly one racer wins, the others get CONFLICT (a
+claim) or go after the winner (a note). Leases are judged by the server's clock.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from datetime import datetime, timedelta
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
+
+from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, claim_of, iso
+from storage.model import Task
+from tasks_server.context import ServerContext
+from tasks_server.errors import ClaimHeld
+from tasks_server.guidance import guide
+from tasks_server.models import Envelope, IdArg, Input
+from tasks_server.registry import tool
+from tasks_server.tools._guarded import (
+    END_CLAIM,
+    AgentArg,
+    Decision,
+    check_claim,
+    guarded_write,
+)
+from tasks_server.tools._writes import written_view
+from tasks_server.views import TaskView
+
+__all__ = ["MAX_LEASE_SECONDS", "MAX_NOTE_CHARS", "note_entry", "with_note"]
+
+MAX_LEASE_SECONDS = 86_400
+"""The longest lease one claim takes (a day); renew to hold a task longer."""
+MAX_NOTE_CHARS = 4_000
+"""The longest note: a handoff, not a document (the body holds those)."""
+NOTES_HEADING = "## Notes"
+TASK_ID = "Exact task id."
+
+
+class ClaimTaskInput(Input):
+    task_id: IdArg = Field(description=TASK_ID)
+    agent: AgentArg = Field(description="Who claims it (one printable line, compared exactly).")
+    lease_seconds: int = Field(
+        ge=1,
+        le=MAX_LEASE_SECONDS,
+        description=f"How long the claim holds unless renewed, 1 to {MAX_LEASE_SECONDS} seconds.",
+    )
+
+
+class ClaimTaskOutput(Envelope):
+    task: TaskView = Field(description="The task as written, with its claim.")
+    renewed: bool = Field(description="True when this agent already held the live claim.")
+    claim_expires: datetime = Field(description="When the lease now ends (server's clock).")
+
+
+def _claim(task: Task, agent: str, lease: int, now: datetime) -> Decision:
+    if task.is_terminal:
+        raise ClaimHeld(
+            f"task {task.id!r} is {task.status}; a closed task cannot be claimed",
+            {"task_id": task.id, "status": task.status},
+        )
+    check_claim(task, agent, False, now)
+    return {CLAIMED_BY: agent, CLAIM_EXPIRES: iso(now + timedelta(seconds=lease))}, None
+
+
+@tool("mutation", destructive=False, idempotent=False)
+def claim_task(ctx: ServerContext, args: ClaimTaskInput) -> ClaimTaskOutput:
+    """Claim a task for an agent for lease_seconds: succeeds when no one holds it, the lease
+    has expired, or the same agent renews it; else CONFLICT naming the holder and the lease
+    end. Atomic across server processes on one tree; a closed task cannot be claimed."""
+    now = ctx.clock()
+    before = claim_of(ctx.index.require(args.task_id))
+    result = guarded_write(
+        ctx, args.task_id, lambda task: _claim(task, args.agent, args.lease_seconds, now)
+    )
+    renewed = before is not None and before.agent == args.agent and before.is_live(now)
+    expires = now + timedelta(seconds=args.lease_seconds)
+    return ClaimTaskOutput(
+        task=written_view(ctx, args.task_id),
+        renewed=renewed,
+        claim_expires=expires,
+        guidance=guide(
+            "task_claimed",
+            f"Start work on {args.task_id}; renew with claim_task before {iso(expires)}, then"
+            " complete_task with your agent name",
+            ["complete_task", "add_note", "release_task", "claim_task"],
+            context={"path": result.path},
+        ),
+    )
+
+
+class ReleaseTaskInput(Input):
+    task_id: IdArg = Field(description=TASK_ID)
+    agent: AgentArg = Field(description="The agent that holds the claim.")
+
+
+class ReleaseTaskOutput(Envelope):
+    task_id: str = Field(description="The task.")
+    released: bool = Field(description="True when a claim was taken out of the file.")
+
+
+def _release(task: Task, agent: str, now: datetime) -> Decision:
+    check_claim(task, agent, False, now)
+    return dict(END_CLAIM), None
+
+
+@tool("mutation", destructive=False, idempotent=True)
+def release_task(ctx: ServerContext, args: ReleaseTaskInput) -> ReleaseTaskOutput:
+    """Give up an agent's claim on a task (an expired claim anyone may clear); CONFLICT
+    while another agent's lease runs. Releasing a task no one holds changes nothing."""
+    now = ctx.clock()
+    task = ctx.index.require(args.task_id)
+    held = claim_of(task) is not None
+    if held:
+        guarded_write(ctx, args.task_id, lambda fresh: _release(fresh, args.agent, now))
+    return ReleaseTaskOutput(
+        task_id=args.task_id,
+        released=held,
+        guidance=guide(
+            "task_released" if held else "task_not_claimed",
+            "Call get_ready_tasks with unclaimed=true for the next task",
+            ["get_ready_tasks", "claim_task"],
+        ),
+    )
+
+
+def _note_text(text: str) -> str:
+    """A note's text, line endings made `\\n`; refused when blank or holding control
+    characters other than tab and newline."""
+    text = text.replace("\r\n", "\n")
+    if not text.strip():
+        raise ValueError("must not be blank")
+    bad = [c for c in text if c not in "\t\n" and unicodedata.category(c) in {"Cc", "Zl", "Zp"}]
+    if bad:
+        raise ValueError(f"holds a control or line-separator character ({bad[0]!r})")
+    return text.strip("\n")
+
+
+NoteText = Annotated[
+    str, Field(min_length=1, max_length=MAX_NOTE_CHARS), AfterValidator(_note_text)
+]
+
+
+class AddNoteInput(Input):
+    task_id: IdArg = Field(description=TASK_ID)
+    text: NoteText = Field(
+        description=f"The note, markdown, at most {MAX_NOTE_CHARS} characters (lines kept)."
+    )
+    author: AgentArg = Field(description="Who writes it (one printable line).")
+
+
+class AddNoteOutput(Envelope):
+    task_id: str = Field(description="The task.")
+    entry: str = Field(description="The entry as appended to the body's Notes section.")
+    file_modified: datetime = Field(description="The file's modification time after the note.")
+
+
+def note_entry(text: str, author: str, now: datetime) -> list[str]:
+    """The lines of one note: a list item with the time and the author, its text's further
+    lines indented under it.
+
+    >>> from datetime import UTC
+    >>> note_entry("Parser done.\\nTests next.", "w1", datetime(2026, 1, 1, tzinfo=UTC))
+    ['- 2026-01-01T00:00:00Z — w1: Parser done.', '  Tests next.']
+    """
+    first, *rest = text.split("\n")
+    return [f"- {iso(now)} — {author}: {first}", *(f"  {line}" if line else "" for line in rest)]
+
+
+def _last_heading(body: str) -> str | None:
+    headings = [line.rstrip() for line in body.splitlines() if line.startswith("## ")]
+    return headings[-1] if headings else None
+
+
+def with_note(body: str, entry: list[str]) -> str:
+    """`body` with `entry` appended to its `## Notes` section, which is made at the end when
+    the last `##` section is another one. The body's text before stays as it was, and its
+    line endings (`\\r\\n` or `\\n`) are used.
+
+    >>> with_note("Plan.\\n", ["- a"])
+    'Plan.\\n\\n## Notes\\n\\n- a\\n'
+    >>> with_note("Plan.\\n\\n## Notes\\n\\n- a\\n", ["- b"])
+    'Plan.\\n\\n## Notes\\n\\n- a\\n- b\\n'
+    """
+    newline = "\r\n" if "\r\n" in body else "\n"
+    text = body if not body or body.endswith("\n") else body + newline
+    if _last_heading(text) != NOTES_HEADING:
+        text += (newline if text else "") + NOTES_HEADING + newline + newline
+    return text + "".join(line + newline for line in entry)
+
+
+def _note(task: Task, entry: list[str], now: datetime) -> Decision:
+    return {"modified": now}, with_note(task.body, entry)
+
+
+@tool("mutation", destructive=False, idempotent=False)
+def add_note(ctx: ServerContext, args: AddNoteInput) -> AddNoteOutput:
+    """Append a timestamped, attributed note to the task body's '## Notes' section (made at
+    the end when missing); nothing else in the file changes but 'modified'. Notes written
+    by many processes at once are all kept."""
+    now = ctx.clock()
+    entry = note_entry(args.text, args.author, now)
+    result = guarded_write(ctx, args.task_id, lambda task: _note(task, entry, now))
+    view = written_view(ctx, args.task_id)
+    return AddNoteOutput(
+        task_id=args.task_id,
+        entry="\n".join(entry),
+        file_modified=view.file_modified or now,
+        guidance=guide(
+            "note_added",
+            f"Call get_task on {args.task_id} to read every note",
+            ["get_task", "claim_task", "complete_task"],
+            context={"path": result.path},
+        ),
+    )
