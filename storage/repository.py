@@ -64,6 +64,8 @@ MAX_FILE_BYTES = 1024 * 1024
 IGNORE_FILE = ".tasksignore"
 TRASH = ".trash"
 WORKFLOW = ".workflow"
+SETTLE_SECONDS = 10.0
+"""How long a reader waits for a live writer's batch before serving the tree as it is."""
 _SLUG_DROP = re.compile(r"[^a-z0-9]+")
 
 
@@ -206,6 +208,7 @@ class TaskRepository:
         """Walk the tree and stat each file against `known` results (from the cache, or the
         table): which are still current and which must be read. No file is opened."""
         found: list[FileResult | str] = [self.ignore_problem] if self.ignore_problem else []
+        found += self.conflict_notes()
         stale: list[str] = []
         links: set[str] = set()
         for relative, entry in self._walk():
@@ -357,6 +360,8 @@ class TaskRepository:
                 self.journal.commit(writes)
             except Changed as exc:
                 relative = str(exc)
+                if relative not in seen:  # a new file's path, taken meanwhile
+                    raise AlreadyExists(relative) from exc
                 raise _conflict(relative, seen[relative][0], self.root / relative) from exc
         return [self._reread(write.relative) for write in writes]
 
@@ -386,6 +391,18 @@ class TaskRepository:
         """Finish (or drop) the batches of writers that died (`journal.py`); returns how
         many were found. Cheap when there are none: one folder listing."""
         return self.journal.recover()
+
+    def settle(self, wait: float = SETTLE_SECONDS) -> int:
+        """Wait for (or finish) every batch being applied now, so a read that follows sees
+        each batch whole or not at all; returns how many batches there were."""
+        return self.journal.recover(wait=wait)
+
+    def conflict_notes(self) -> list[FileResult]:
+        """The batches a replay rolled back, as load problems (`journal.py`)."""
+        return [
+            problem_result(relative, (0, 0), "write_conflict", message)
+            for relative, message in self.journal.conflicts()
+        ]
 
     def sweep(self) -> int:
         """Remove the temporary files dead writers left in the server's own folders (those

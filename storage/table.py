@@ -26,7 +26,13 @@ from storage.model import Task
 __all__ = ["Delta", "FileResult", "FileTable", "Problem", "ProblemKind"]
 
 ProblemKind = Literal[
-    "parse_error", "not_utf8", "too_large", "duplicate_id", "unsafe_path", "unreadable"
+    "parse_error",
+    "not_utf8",
+    "too_large",
+    "duplicate_id",
+    "unsafe_path",
+    "unreadable",
+    "write_conflict",
 ]
 
 

@@ -218,6 +218,8 @@ class LiveTree:
         with self.lock:
             started = time.perf_counter()
             paths = self._changed_paths()
+            if paths and self.repository.settle():  # a batch mid-apply: read it whole
+                paths |= self._changed_paths()
             delta = Delta()
             for relative in sorted(paths):
                 delta.extend(self._reread(relative))
