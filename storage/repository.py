@@ -16,6 +16,7 @@ writers that died and sweeps their temporary files (`temps.py`); the server's ow
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import fnmatch
 import gc
 import os
@@ -62,6 +63,7 @@ __all__ = ["MAX_FILE_BYTES", "Survey", "TaskRepository", "mtime_of", "slugify"]
 
 MAX_FILE_BYTES = 1024 * 1024
 IGNORE_FILE = ".tasksignore"
+WRITE_LOCK = "write.lock"
 TRASH = ".trash"
 WORKFLOW = ".workflow"
 SETTLE_SECONDS = 10.0
@@ -384,6 +386,29 @@ class TaskRepository:
             JournalWrite(relative, checked_bytes(relative, self.max_bytes, text), seen[relative][0])
             for relative, text in texts.items()
         ]
+
+    @contextlib.contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """Hold the tree-wide write lock while the block runs: one writer at a time across
+        every process serving this root, so a check made under it (an id is free, no
+        cycle, the parent exists) still holds when the write lands. Readers never take it.
+        `flock` on `.tasks-index/write.lock`: the kernel drops it when a holder dies. A
+        tree where the lock cannot be made (read-only) is written without it (and the
+        write itself fails there)."""
+        try:
+            fd = os.open(
+                server_folder(self.root, INDEX_FOLDER) / WRITE_LOCK,
+                os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW,
+                0o600,
+            )
+        except OSError:
+            yield
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
 
     # --- recovery --------------------------------------------------------------------
 

@@ -98,7 +98,8 @@ class Toolset:
             spec = self.spec(name)
             check_sizes(arguments)
             args = spec.input_model.model_validate(arguments)
-            with self.context.live.snapshot():  # every change finished before the call is in it
+            writes = not spec.hints.read_only  # checks and write under the tree's write lock
+            with self.context.live.snapshot(write=writes):  # every finished change is in it
                 output = spec.handler(self.context, args)
             data: dict[str, Any] = output.model_dump(mode="json")
         except Exception as exc:
