@@ -29,6 +29,7 @@ from storage.model import (
     normalise_priority,
     normalise_status,
 )
+from storage.nesting import check_indicators, check_nesting
 from storage.timestamps import parse_timestamp
 from storage.yamltext import (
     Unrepresentable,
@@ -131,16 +132,20 @@ def parse_front(parts: Parts, path: str = "") -> dict[str, Any]:
     if "\x00" in parts.front:
         line = parts.front.count("\n", 0, parts.front.index("\x00")) + 2
         raise ParseError(path, f"a NUL character in the frontmatter (line {line})")
+    check_indicators(parts.front, path)
     try:
         data = yaml_rs.loads(parts.front, parse_datetime=False, alias_limits=_ALIAS_LIMITS)
     except yaml_rs.YAMLDecodeError as exc:
         raise ParseError(path, f"invalid YAML in frontmatter: {_first_line(str(exc))}") from exc
     except TypeError as exc:  # a complex key (`? {a: 1}`) cannot key a Python dict
         raise ParseError(path, f"frontmatter has a key that is not a scalar: {exc}") from exc
+    except RecursionError as exc:
+        raise ParseError(path, "frontmatter nested too deep to read") from exc
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise ParseError(path, f"frontmatter is a YAML {type(data).__name__}, not a mapping")
+    check_nesting(data, parts.front, path)
     return data
 
 

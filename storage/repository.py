@@ -56,7 +56,7 @@ from storage.reading import (
     read_ignore_file,
     read_task_file,
 )
-from storage.table import FileResult, FileTable
+from storage.table import FileResult, FileTable, ProblemKind
 from storage.temps import is_temp_name, sweep_one, sweep_temps
 
 __all__ = ["MAX_FILE_BYTES", "Survey", "TaskRepository", "mtime_of", "slugify"]
@@ -139,6 +139,7 @@ class TaskRepository:
         parts = relative.split("/")
         return (
             relative.endswith(".md")
+            and is_utf8(relative)
             and not any(part.startswith(".") for part in parts)
             and not self._ignored(relative)
         )
@@ -162,17 +163,24 @@ class TaskRepository:
 
     def iter_paths(self) -> Iterator[str]:
         """Relative POSIX paths of every task file candidate, in no particular order."""
-        for relative, _ in self._walk():
-            yield relative
+        for relative, entry in self._walk():
+            if not isinstance(entry, str):
+                yield relative
 
-    def _walk(self) -> Iterator[tuple[str, os.DirEntry[str]]]:
-        """(relative path, directory entry) of each candidate; folder links are not followed.
-        Folders are listed through a descriptor, so an entry's `stat()` looks up one name,
-        not the whole path again (7% off a warm start's walk)."""
+    def _walk(self) -> Iterator[tuple[str, os.DirEntry[str] | str]]:
+        """(relative path, directory entry) of each candidate, or (path, why it is skipped)
+        for a folder that cannot be listed or a name that is not UTF-8; folder links are
+        not followed. Folders are listed through a descriptor, so an entry's `stat()` looks
+        up one name, not the whole path again (7% off a warm start's walk)."""
         stack = [""]
         while stack:
             prefix = stack.pop()
-            folder = os.open(self._root_str + "/" + prefix, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                folder = os.open(self._root_str + "/" + prefix, os.O_RDONLY | os.O_DIRECTORY)
+            except OSError as exc:  # a folder we may not enter (lost+found), gone meanwhile
+                if prefix and not isinstance(exc, FileNotFoundError):
+                    yield prefix.rstrip("/"), f"folder not read: {exc.strerror}"
+                continue
             try:
                 yield from self._listed(prefix, folder, stack)
             finally:
@@ -180,7 +188,7 @@ class TaskRepository:
 
     def _listed(
         self, prefix: str, folder: int, stack: list[str]
-    ) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    ) -> Iterator[tuple[str, os.DirEntry[str] | str]]:
         """The candidates in one folder; its subfolders go on `stack`."""
         with os.scandir(folder) as entries:
             for entry in entries:
@@ -190,7 +198,10 @@ class TaskRepository:
                         self._sweep_stray(prefix + name, name)
                     continue
                 relative = prefix + name
-                if entry.is_dir(follow_symlinks=False):
+                is_folder = entry.is_dir(follow_symlinks=False)
+                if not is_utf8(name) and (is_folder or name.endswith(".md")):
+                    yield relative, "the name is not UTF-8: skipped (rename it to serve it)"
+                elif is_folder:
                     if not self._ignored(relative + "/"):
                         stack.append(relative + "/")
                 elif name.endswith(".md") and not self._ignored(relative):
@@ -214,6 +225,9 @@ class TaskRepository:
         stale: list[str] = []
         links: set[str] = set()
         for relative, entry in self._walk():
+            if isinstance(entry, str):
+                found.append(_skipped(relative, entry))
+                continue
             result = known.get(relative)
             if entry.is_symlink():
                 links.add(relative)
@@ -469,6 +483,23 @@ def _conflict(relative: str, seen: Seen, path: Path) -> Conflict:
     now = stamp_of(path)
     actual = mtime_of(now).isoformat() if now is not None else "deleted"
     return Conflict(relative, mtime_of(seen.stamp).isoformat(), actual)
+
+
+def is_utf8(name: str) -> bool:
+    """False for a name holding bytes that are not UTF-8 (decoded as lone surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _skipped(relative: str, why: str) -> FileResult:
+    """A path the walk could not use, as a load problem under a printable name (bytes that
+    are not UTF-8 shown as `\\xff`)."""
+    shown = os.fsencode(relative).decode("utf-8", "backslashreplace")
+    kind: ProblemKind = "not_utf8" if "UTF-8" in why else "unreadable"
+    return problem_result(shown, (0, 0), kind, why)
 
 
 def _stamp_of_entry(entry: os.DirEntry[str]) -> tuple[int, int] | None:
