@@ -4,7 +4,8 @@
 own registry (UNKNOWN_TOOL, TOOL_NOT_ALLOWED), the arguments are validated once by the tool's
 input model (unknown keys are refused by the model itself), the tree is brought up to date
 (read-your-writes: `LiveTree.snapshot`), the handler runs on it, and the output
-model is dumped to JSON-ready data whose guidance names only tools this session can call.
+model is dumped to JSON-ready data whose guidance names only tools this session can call,
+and cut to the size of one answer (`answer.py`).
 Any exception becomes an error payload through `errors.classify`. The MCP face
 (`tasks_server.server`) and the human CLI both call this; neither knows the other.
 """
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tasks_server.answer import bound_answer
 from tasks_server.context import ServerContext
 from tasks_server.errors import (
     RECOVERY,
@@ -102,6 +104,7 @@ class Toolset:
             with self.context.live.snapshot(write=writes):  # every finished change is in it
                 output = spec.handler(self.context, args)
             data: dict[str, Any] = output.model_dump(mode="json")
+            bound_answer(data)
         except Exception as exc:
             return Outcome(self._error(name, exc), True)
         self._limit_guidance(data)
