@@ -183,7 +183,7 @@ def to_task(meta: dict[str, Any], parts: Parts, *, path: str, stem: str | None) 
         depends_on=_ids(meta.get("depends_on")),
         soft_depends_on=_ids(meta.get("soft_depends_on")),
         project=_string(meta, "project", raw) or None,
-        tags=_ids(meta.get("tags")),
+        tags=_tags(meta.get("tags")),
         assignee=_string(meta, "assignee", raw) or None,
         complexity=_string(meta, "complexity", raw),
         effort=_string(meta, "effort", raw),
@@ -236,6 +236,14 @@ def _ids(value: object) -> tuple[str, ...]:
     if isinstance(value, str):
         return tuple(part.strip() for part in value.split(",") if part.strip())
     return (str(value),)
+
+
+def _tags(value: object) -> tuple[str, ...]:
+    """Tags as written: a list's items keep their spaces (only a blank one is dropped); a
+    comma-separated string is split, and the spaces around each comma go with it."""
+    if isinstance(value, list):
+        return tuple(text for item in value if item is not None and (text := str(item)).strip())
+    return _ids(value)
 
 
 def _extra(meta: dict[str, Any]) -> Mapping[str, Any]:

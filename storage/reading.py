@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from storage import codec
@@ -23,6 +24,7 @@ from storage.files import Seen, read_bounded, read_regular
 from storage.table import FileResult, Problem, ProblemKind
 
 __all__ = [
+    "changed_of",
     "checked_bytes",
     "parse_result",
     "problem_result",
@@ -77,8 +79,15 @@ def _read_once(relative: str, path: str, limit: int) -> FileResult | None:
     stamp = _stamp(st)
     if st.st_size > limit or len(data) > limit:
         message = f"file is {max(st.st_size, len(data))} bytes, over the {limit}-byte limit"
-        return problem_result(relative, stamp, "too_large", message)
-    return parse_result(relative, data, stamp)
+        result = problem_result(relative, stamp, "too_large", message)
+    else:
+        result = parse_result(relative, data, stamp)
+    return replace(result, changed=changed_of(st))
+
+
+def changed_of(st: os.stat_result) -> tuple[int, int]:
+    """The part of a file's identity a restored modification time does not restore."""
+    return st.st_ctime_ns, st.st_ino
 
 
 def _read_whole(fd: int, st: os.stat_result, limit: int) -> tuple[os.stat_result, bytes]:

@@ -50,6 +50,7 @@ from storage.files import (
 from storage.journal import INDEX_FOLDER, Journal, JournalWrite, is_journal_temp
 from storage.model import Task, is_valid_id
 from storage.reading import (
+    changed_of,
     checked_bytes,
     problem_result,
     read_for_update,
@@ -215,7 +216,19 @@ class TaskRepository:
             return problem_result(relative, (0, 0), "unsafe_path", "symlink leaves the root")
         except (OSError, RuntimeError) as exc:  # a symlink loop, a folder we may not enter
             return problem_result(relative, (0, 0), "unreadable", f"cannot resolve the path: {exc}")
-        return read_task_file(relative, str(path), self.max_bytes)
+        result = read_task_file(relative, str(path), self.max_bytes)
+        return result if result is not None else self._dangling(relative)
+
+    def _dangling(self, relative: str) -> FileResult | None:
+        """A link to nothing (`x.md -> gone.md`) as a problem; None for a file that is gone."""
+        try:
+            target = os.readlink(self.root / relative)
+        except OSError:
+            return None
+        shown = os.fsencode(target).decode("utf-8", "backslashreplace")
+        return problem_result(
+            relative, (0, 0), "unreadable", f"a link to {shown}, which is not there"
+        )
 
     def survey(self, known: Mapping[str, FileResult]) -> Survey:
         """Walk the tree and stat each file against `known` results (from the cache, or the
@@ -231,7 +244,7 @@ class TaskRepository:
             result = known.get(relative)
             if entry.is_symlink():
                 links.add(relative)
-            elif result is not None and result.stamp == _stamp_of_entry(entry):
+            elif result is not None and (result.stamp, result.changed) == _stamp_of_entry(entry):
                 found.append(result)
                 continue
             found.append(relative)
@@ -502,9 +515,12 @@ def _skipped(relative: str, why: str) -> FileResult:
     return problem_result(shown, (0, 0), kind, why)
 
 
-def _stamp_of_entry(entry: os.DirEntry[str]) -> tuple[int, int] | None:
+def _stamp_of_entry(
+    entry: os.DirEntry[str],
+) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """(stamp, changed) of a listed file, as a `FileResult` of it would hold them."""
     try:
         stat = entry.stat()
     except FileNotFoundError:
         return None  # deleted since the folder was listed: read (and find it gone)
-    return stat.st_mtime_ns, stat.st_size
+    return (stat.st_mtime_ns, stat.st_size), changed_of(stat)

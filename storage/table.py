@@ -53,6 +53,10 @@ class FileResult:
     stamp: tuple[int, int]
     task: Task | None = None
     problem: Problem | None = None
+    changed: tuple[int, int] = (0, 0)
+    """(inode change time, inode) at the read; (0, 0) when unknown. With `stamp`, what a
+    later look must find to take this result as current: a modification time put back by
+    hand (`touch -d`, a restore) does not put back the change time."""
 
 
 @dataclass(slots=True)

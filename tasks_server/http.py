@@ -131,16 +131,20 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 class BearerAuth:
-    """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>`."""
+    """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>` (the
+    scheme in any case, as HTTP has it)."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers", [])).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+            scheme, _, credentials = given.strip().partition(b" ")
+            if scheme.lower() != b"bearer" or not hmac.compare_digest(
+                credentials.strip(), self.expected
+            ):
                 await _unauthorized(send)
                 return
         await self.app(scope, receive, send)

@@ -483,3 +483,13 @@ def test_a_long_id_gets_a_file_name_that_fits_or_a_clear_refusal(
     written = repo.create(task)
     assert len(Path(written.path).name.encode()) <= FILE_STEM_CHARS + 3
     assert repo.scan().tasks()[0].id == "a" * length
+
+
+def test_a_link_to_a_file_that_is_not_there_is_a_reported_problem(tmp_path: Path) -> None:
+    write(tmp_path, "p/a.md", "---\nid: a\ntitle: A\n---\n")
+    (tmp_path / "p/x.md").symlink_to("nothere.md")
+    table = TaskRepository(tmp_path).scan()
+    [problem] = [r.problem for r in table.files.values() if r.problem]
+    assert [t.id for t in table.tasks()] == ["a"]
+    assert (problem.path, problem.kind) == ("p/x.md", "unreadable")
+    assert "nothere.md" in problem.message
