@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import fnmatch
 import gc
 import os
 import re
@@ -47,6 +46,7 @@ from storage.files import (
     server_folder,
     stamp_of,
 )
+from storage.ignore import IgnoreRules
 from storage.journal import INDEX_FOLDER, Journal, JournalWrite, is_journal_temp
 from storage.model import Task, is_valid_id
 from storage.reading import (
@@ -125,8 +125,9 @@ class TaskRepository:
     ) -> None:
         self.root = root.resolve()
         self.max_bytes = max_bytes
-        patterns, self.ignore_problem = read_ignore_file(self.root / IGNORE_FILE, max_bytes)
-        self.exclude = tuple(exclude) + patterns
+        self._given = tuple(exclude)
+        self._ignore_seen: tuple[int, ...] | None = None
+        self._load_ignore()
         self._root_str = str(self.root)
         self.journal = Journal(self.root)
         if self.root.is_dir():
@@ -151,16 +152,20 @@ class TaskRepository:
         hidden = any(part.startswith(".") for part in folder.split("/"))
         return not hidden and not self._ignored(folder + "/")
 
-    def _ignored(self, relative: str) -> bool:
-        for pattern in self.exclude:
-            if pattern.endswith("/"):
-                if relative.startswith(pattern) or fnmatch.fnmatch(relative, pattern + "*"):
-                    return True
-            elif fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(
-                relative.rsplit("/", 1)[-1], pattern
-            ):
-                return True
-        return False
+    def _load_ignore(self) -> None:
+        """Read `.tasksignore` (noting which file it was) and compile its patterns."""
+        self._ignore_seen = _identity(self.root / IGNORE_FILE)
+        patterns, self.ignore_problem = read_ignore_file(self.root / IGNORE_FILE, self.max_bytes)
+        self.exclude = self._given + patterns
+        self._ignored = IgnoreRules(self.exclude)
+
+    def reload_ignore(self) -> bool:
+        """Read `.tasksignore` again if it changed since it was read (one stat); True when
+        it did: which paths are tasks may have changed (`LiveTree` walks the tree then)."""
+        if _identity(self.root / IGNORE_FILE) == self._ignore_seen:
+            return False
+        self._load_ignore()
+        return True
 
     def iter_paths(self) -> Iterator[str]:
         """Relative POSIX paths of every task file candidate, in no particular order."""
@@ -513,6 +518,15 @@ def _skipped(relative: str, why: str) -> FileResult:
     shown = os.fsencode(relative).decode("utf-8", "backslashreplace")
     kind: ProblemKind = "not_utf8" if "UTF-8" in why else "unreadable"
     return problem_result(shown, (0, 0), kind, why)
+
+
+def _identity(path: Path) -> tuple[int, ...] | None:
+    """What a file's stat says of its content (None: no file), to notice any change."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino
 
 
 def _stamp_of_entry(

@@ -65,13 +65,30 @@ class Delta:
 
     upserted: list[Task] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    _ids: tuple[set[str], set[str]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._ids = ({t.id for t in self.upserted}, set(self.removed))
 
     def __bool__(self) -> bool:
         return bool(self.upserted or self.removed)
 
     def extend(self, other: Delta) -> None:
+        """Add a later change; the last word on an id wins (a duplicate id's file dropped
+        after its twin was: the twin's promotion is upserted, then the id removed)."""
+        upserted_ids, removed_ids = self._ids
+        later_up = {t.id for t in other.upserted}
+        later_gone = set(other.removed) - later_up
+        if later_gone & upserted_ids:
+            self.upserted = [t for t in self.upserted if t.id not in later_gone]
+            upserted_ids -= later_gone
+        if later_up & removed_ids:
+            self.removed = [i for i in self.removed if i not in later_up]
+            removed_ids -= later_up
         self.upserted.extend(other.upserted)
         self.removed.extend(other.removed)
+        upserted_ids |= later_up
+        removed_ids |= later_gone
 
 
 class FileTable:

@@ -220,6 +220,8 @@ class LiveTree:
         with self.lock:
             started = time.perf_counter()
             paths = self._changed_paths()
+            if self.repository.reload_ignore():  # .tasksignore changed: rescope the tree
+                paths |= self._rescoped()
             if thorough and self._kernel is None:
                 paths |= self._stat_walk()
             if paths and self.repository.settle():  # a batch mid-apply: read it whole
@@ -290,6 +292,15 @@ class LiveTree:
             prefix = relative + "/"
             return {p for p in self.repository.iter_paths() if p.startswith(prefix)}
         return self._known_below(relative)  # maybe a folder moved away: forget what it held
+
+    def _rescoped(self) -> set[str]:
+        """The paths to read again after the ignore patterns changed: folders no longer
+        ignored get watched, and a walk finds the files that came in or went out."""
+        if self._kernel is not None:
+            self._kernel.watch_tree("", collect=False)
+            if self._kernel.exhausted:
+                self._give_up_kernel_queue()
+        return self._stat_walk()
 
     def _stat_walk(self) -> set[str]:
         survey = self.repository.survey(self.table.files)
