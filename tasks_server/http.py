@@ -20,6 +20,9 @@ import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from tasks_server import sessions
+from tasks_server.sessions import SessionLimits
+
 if TYPE_CHECKING:
     from mcp.server import Server
 
@@ -164,7 +167,16 @@ async def _unauthorized(send: Send) -> None:
 def http_app(server: Server[Any], host: str, port: int, token: str | None) -> Any:
     """The streamable HTTP app for a server bound on `host:port` (the real port)."""
     security = transport_security(host, port)
-    app = server.streamable_http_app(host=host, transport_security=security)
+    app = SessionLimits(
+        server.streamable_http_app(
+            host=host,
+            transport_security=security,
+            session_idle_timeout=sessions.IDLE_SECONDS,
+            max_sessions=2 * sessions.TOTAL,  # a backstop: SessionLimits keeps below TOTAL
+        ),
+        per_client=sessions.PER_CLIENT,
+        total=sessions.TOTAL,
+    )
     return BearerAuth(app, token) if token else app
 
 
