@@ -14,18 +14,9 @@ import pytest
 from tasks_server import sessions
 from tasks_server.threaded import RunningServer, start_in_thread
 from tests.tasks_server.conftest import make_server
+from tests.tasks_server.test_transports import INITIALIZE, MCP_HEADERS
 
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "flood", "version": "0"},
-    },
-}
+HEADERS = {**MCP_HEADERS, "Content-Type": "application/json"}
 
 
 @pytest.fixture
