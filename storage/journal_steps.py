@@ -1,10 +1,12 @@
 """The apply phase of a journal batch: one guarded swap per file, all or none.
 
 Every step of a committed batch has its new bytes staged at a temporary name beside its
-target. A step is applied by swapping the staged file with its target in one atomic
-exchange (Linux `renameat2`), then checking that what it displaced is exactly what the
-batch read (same inode, same bytes by SHA-256): if not, an editor saved in between, and
-the exchange is undone at once, so the editor's file stays. The displaced old files are
+target. A step is applied when its target is still what the batch read (same inode, same
+bytes by SHA-256) by swapping the staged file with it in one atomic exchange (Linux
+`renameat2`), then checking that what it displaced is that same file: if not, an editor
+saved between the check and the swap, and the exchange is undone at once, so the editor's
+file stays. Checking first means a save made earlier never sees our file shown and then
+taken back. The displaced old files are
 kept at the temporary names until every step is in, so a batch that meets such a save
 rolls every step it made back, and the batch is a Conflict with nothing of it written.
 
@@ -87,14 +89,14 @@ def _swap_in(step: Step, target: Path, temp: Path) -> bool:
         except FileExistsError:
             return False
         return True
-    if not exchange(temp, target):  # no atomic exchange here: check, then swap by renames
-        if not _is_old(step, _looked_at(target)):
-            return False
+    if not _is_old(step, _looked_at(target)):
+        return False  # saved over since the batch read it: ours is never shown
+    if not exchange(temp, target):  # no atomic exchange here: the check above must do
         _swap_by_renames(temp, target)
         return True
     if _is_old(step, _looked_at(temp)):
         return True
-    exchange(temp, target)  # an editor's save was displaced: it goes straight back
+    exchange(temp, target)  # a save landed between the check and the swap: it goes back
     return False
 
 
