@@ -11,9 +11,11 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-__all__ = ["BlockedReasons", "TaskFacts"]
+__all__ = ["CYCLE_SHOWN", "BlockedReasons", "TaskFacts"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
+CYCLE_SHOWN = 20
+"""Members of a dependency cycle one answer lists (a cycle may hold every task there is)."""
 
 
 def _absent(value: object) -> bool:
@@ -34,7 +36,11 @@ class BlockedReasons(BaseModel):
     )
     cycle: list[str] = Field(
         default_factory=list,
-        description="Members of the depends_on cycle this task sits on, sorted; empty if none.",
+        description=f"Members of the depends_on cycle this task sits on, sorted; empty if none."
+        f" At most the first {CYCLE_SHOWN}: cycle_length says how many there are.",
+    )
+    cycle_length: int = Field(
+        default=0, description="How many tasks that cycle has (0 when there is none)."
     )
     blocked_ancestor: str | None = Field(
         default=None, description="Id of the nearest blocked ancestor (via parent), if any."

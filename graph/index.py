@@ -35,7 +35,7 @@ from graph._store import Kind, Store
 from graph._tally import Tally
 from graph.cycles import closing_cycle, parent_cycle_through
 from graph.errors import CycleError, UnknownTask
-from graph.facts import BlockedReasons, TaskFacts
+from graph.facts import CYCLE_SHOWN, BlockedReasons, TaskFacts
 from storage.bulk import gc_paused
 from storage.model import TERMINAL_STATUSES, Task
 
@@ -323,7 +323,8 @@ class TaskIndex:
                 d for d in deps if d in tasks and tasks[d].status not in TERMINAL_STATUSES
             ),
             dangling_dependencies=sorted(d for d in deps if d not in tasks),
-            cycle=list(record.local.cycle),
+            cycle=list(record.local.cycle[:CYCLE_SHOWN]),
+            cycle_length=len(record.local.cycle),
             blocked_ancestor=record.anc,
             status_blocked=record.local.status_blocked,
         )

@@ -49,7 +49,7 @@ __all__ = [
     "save",
 ]
 
-VERSION = 3
+VERSION = 4  # 4: a result keeps its inode change time and inode
 INDEX_FOLDER = ".tasks-index"
 CACHE_FILE = f"{INDEX_FOLDER}/files.json"
 MAX_CACHE_BYTES = 1 << 30  # 16 MB at 10k tasks: room for 100k and more

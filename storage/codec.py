@@ -29,6 +29,7 @@ from storage.model import (
     normalise_priority,
     normalise_status,
 )
+from storage.nesting import check_indicators, check_nesting
 from storage.timestamps import parse_timestamp
 from storage.yamltext import (
     Unrepresentable,
@@ -131,16 +132,20 @@ def parse_front(parts: Parts, path: str = "") -> dict[str, Any]:
     if "\x00" in parts.front:
         line = parts.front.count("\n", 0, parts.front.index("\x00")) + 2
         raise ParseError(path, f"a NUL character in the frontmatter (line {line})")
+    check_indicators(parts.front, path)
     try:
         data = yaml_rs.loads(parts.front, parse_datetime=False, alias_limits=_ALIAS_LIMITS)
     except yaml_rs.YAMLDecodeError as exc:
         raise ParseError(path, f"invalid YAML in frontmatter: {_first_line(str(exc))}") from exc
     except TypeError as exc:  # a complex key (`? {a: 1}`) cannot key a Python dict
         raise ParseError(path, f"frontmatter has a key that is not a scalar: {exc}") from exc
+    except RecursionError as exc:
+        raise ParseError(path, "frontmatter nested too deep to read") from exc
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise ParseError(path, f"frontmatter is a YAML {type(data).__name__}, not a mapping")
+    check_nesting(data, parts.front, path)
     return data
 
 
@@ -174,7 +179,7 @@ def to_task(meta: dict[str, Any], parts: Parts, *, path: str, stem: str | None) 
         depends_on=_ids(meta.get("depends_on")),
         soft_depends_on=_ids(meta.get("soft_depends_on")),
         project=_string(meta, "project", raw) or None,
-        tags=_ids(meta.get("tags")),
+        tags=_tags(meta.get("tags")),
         assignee=_string(meta, "assignee", raw) or None,
         complexity=_string(meta, "complexity", raw),
         effort=_string(meta, "effort", raw),
@@ -227,6 +232,14 @@ def _ids(value: object) -> tuple[str, ...]:
     if isinstance(value, str):
         return tuple(part.strip() for part in value.split(",") if part.strip())
     return (str(value),)
+
+
+def _tags(value: object) -> tuple[str, ...]:
+    """Tags as written: a list's items keep their spaces (only a blank one is dropped); a
+    comma-separated string is split, and the spaces around each comma go with it."""
+    if isinstance(value, list):
+        return tuple(text for item in value if item is not None and (text := str(item)).strip())
+    return _ids(value)
 
 
 def _extra(meta: dict[str, Any]) -> Mapping[str, Any]:

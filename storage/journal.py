@@ -6,15 +6,20 @@ A batch (a decompose, several completions, an import) is written in four steps:
    (`flock`, dropped by the kernel if the process dies);
 2. every new file's bytes go beside their target, as `.<name>.<txid>.tasks-journal`, fsynced;
 3. the record is filled with the list of steps and fsynced: this is the commit point;
-4. each of those files is renamed over its target (or linked, for a new file), the folders
-   fsynced, and the record removed.
+4. each of those files is swapped with its target (or linked, for a new file), checking
+   that what it displaced is what the batch read (`journal_steps.py`); the record is then
+   removed, the displaced files after it, and the folders fsynced.
 
 Recovery rolls forward (`recover`, run when a repository opens and before every write): a
 record that no live writer holds locked is replayed to completion when it was committed,
 or dropped when it was not (the batch never happened; its files are then swept, having
 no record). A crash before step 3 leaves the tree as it was; a crash after it leaves a
-tree that the next start completes. A replayed step is skipped (and its new file dropped)
-when its target changed after the crash: a newer write is never overwritten.
+tree that the next start completes. A replay never overwrites a target changed since it
+was staged (an editor's save): the whole batch is rolled back instead, and the conflict
+reported in `<txid>.conflict` beside the records (a load problem until it is removed).
+
+A reader that sees a record waits for its writer (or, for a dead one, finishes the batch
+itself) before it reads, so it never serves a half-applied batch (`recover(wait=...)`).
 """
 
 from __future__ import annotations
@@ -22,14 +27,15 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import os
 import re
 import secrets
 import stat
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from storage.errors import StorageError
 from storage.files import (
@@ -43,9 +49,12 @@ from storage.files import (
     server_folder,
     still,
 )
+from storage.journal_steps import Step, apply_steps, digest, finish_steps
 from storage.temps import DEFAULT_MODE
 
-__all__ = ["JOURNAL", "Journal", "JournalWrite", "is_journal_temp"]
+__all__ = ["CONFLICT_SUFFIX", "JOURNAL", "Journal", "JournalWrite", "is_journal_temp"]
+
+log = logging.getLogger(__name__)
 
 INDEX_FOLDER = ".tasks-index"
 JOURNAL = f"{INDEX_FOLDER}/journal"
@@ -53,6 +62,8 @@ _SUFFIX = ".tasks-journal"
 _TEMP = re.compile(r"\..+\.([0-9a-f]{16})" + re.escape(_SUFFIX))
 _RECORD = re.compile(r"([0-9a-f]{16})\.json")
 _RECORD_LIMIT = 64 * 1024 * 1024
+CONFLICT_SUFFIX = ".conflict"
+_POLL = 0.002  # seconds between two looks at a live writer's record, while waiting
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,13 +73,6 @@ class JournalWrite:
     relative: str
     data: bytes
     seen: Seen | None = None  # None: a new file, never written over an existing one
-
-
-@dataclass(frozen=True, slots=True)
-class _Step:
-    kind: Literal["create", "replace"]
-    target: str
-    ino: int  # the inode replaced (0 for a new file)
 
 
 def is_journal_temp(name: str) -> str | None:
@@ -112,11 +116,14 @@ class Journal:
                 record.unlink(missing_ok=True)
                 raise
             fsync_dir(folder)
-            self._apply(txid, steps)  # if this fails, the next recovery completes it
+            conflict = self._apply(txid, steps)  # if this fails, the next recovery ends it
             record.unlink()
+            self._finish(txid, steps)
         fsync_dir(folder)
+        if conflict is not None:
+            raise Changed(conflict)
 
-    def _stage(self, txid: str, write: JournalWrite, staged: list[Path]) -> _Step:
+    def _stage(self, txid: str, write: JournalWrite, staged: list[Path]) -> Step:
         target = inside_root(self.root, write.relative)
         target.parent.mkdir(parents=True, exist_ok=True)
         mode = write.seen.mode if write.seen is not None else DEFAULT_MODE
@@ -134,71 +141,119 @@ class Journal:
         finally:
             os.close(fd)
         if write.seen is None:
-            return _Step("create", write.relative, 0)
-        return _Step("replace", write.relative, write.seen.ino)
+            return Step("create", write.relative, 0, new=digest(write.data))
+        return Step(
+            "replace", write.relative, write.seen.ino, digest(write.seen.data), digest(write.data)
+        )
 
-    def _apply(self, txid: str, steps: Sequence[_Step]) -> None:
-        folders: set[Path] = set()
-        for step in steps:
+    def _located(self, txid: str) -> Callable[[Step], tuple[Path, Path]]:
+        def located(step: Step) -> tuple[Path, Path]:
             target = inside_root(self.root, step.target)
-            _apply_step(step, target, _temp_for(target, txid))
-            folders.add(target.parent)
-        for folder in sorted(folders):
+            return target, _temp_for(target, txid)
+
+        return located
+
+    def _apply(self, txid: str, steps: Sequence[Step]) -> str | None:
+        """Every step in, or none: the target that was not as read, if one was."""
+        return apply_steps(steps, self._located(txid))
+
+    def _finish(self, txid: str, steps: Sequence[Step]) -> None:
+        for folder in sorted(finish_steps(steps, self._located(txid))):
             fsync_dir(folder)
 
     # --- recovery --------------------------------------------------------------------
 
-    def recover(self) -> int:
-        """Replay or drop every record no live writer holds; returns how many were found."""
+    def recover(self, wait: float = 0.0) -> int:
+        """Replay or drop every record no live writer holds; returns how many were found.
+        With `wait` (seconds), a live writer's batch is waited for (up to that long), so
+        the tree is whole when this returns."""
         if not _is_real_folder(self.folder.parent) or not _is_real_folder(self.folder):
             return 0  # none, or a link: never followed (the next batch refuses to write)
-        names = os.listdir(self.folder)
         found = 0
-        for name in names:
+        for name in os.listdir(self.folder):
             match = _RECORD.fullmatch(name)
             if match is not None:
-                found += self._recover_one(match.group(1))
+                found += self._recover_one(match.group(1), time.monotonic() + wait)
         return found
 
-    def _recover_one(self, txid: str) -> int:
+    def _recover_one(self, txid: str, deadline: float) -> int:
         path = self.folder / f"{txid}.json"
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             return 0
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return 0  # a live writer's batch
-        try:
+            if not _lock_until(fd, deadline):
+                return 0  # a live writer's batch
             steps = _read_record(fd)
             if steps is not None and _same_inode(fd, path):
                 with contextlib.suppress(OSError, StorageError):  # a hostile record: dropped
-                    self._apply(txid, steps)
+                    self._replay(txid, steps)
             with contextlib.suppress(OSError):  # gone, or a read-only tree: tried again later
                 os.unlink(path)
         finally:
             os.close(fd)
         return 1
 
+    def _replay(self, txid: str, steps: Sequence[Step]) -> None:
+        conflict = self._apply(txid, steps)
+        if conflict is not None:
+            self._report(txid, conflict, steps)
+        self._finish(txid, steps)
+
+    def _report(self, txid: str, conflict: str, steps: Sequence[Step]) -> None:
+        """Leave a note of a batch a replay rolled back (a load problem until removed)."""
+        message = (
+            f"a batch of {len(steps)} file(s) left by a crashed writer was rolled back, not"
+            f" replayed: {conflict} changed after the batch was staged, and a replay never"
+            " overwrites a change; the files are as they were before the batch. Remove this"
+            " note once seen."
+        )
+        log.warning("journal %s: %s", txid, message)
+        note = {"conflict": conflict, "files": [s.target for s in steps], "message": message}
+        fd = os.open(
+            self.folder / f"{txid}{CONFLICT_SUFFIX}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644
+        )
+        try:
+            os.write(fd, json.dumps(note).encode())
+        finally:
+            os.close(fd)
+
+    def conflicts(self) -> list[tuple[str, str]]:
+        """(relative path, message) of every conflict note a replay left."""
+        if not _is_real_folder(self.folder):
+            return []
+        notes = []
+        for name in sorted(os.listdir(self.folder)):
+            if name.endswith(CONFLICT_SUFFIX):
+                notes.append((f"{JOURNAL}/{name}", _note_message(self.folder / name)))
+        return notes
+
     def is_pending(self, txid: str) -> bool:
         """True while the record of `txid` exists (its temp files are not strays)."""
         return os.path.lexists(self.folder / f"{txid}.json")
 
 
-def _apply_step(step: _Step, target: Path, temp: Path) -> None:
-    """Move one staged file into place; skipped when done already, or when the target was
-    changed by someone else since the batch read it."""
-    if not os.path.lexists(temp):
-        return  # done before the crash
-    if step.kind == "create":
-        with contextlib.suppress(FileExistsError):
-            os.link(temp, target)
-    elif _inode(target) == step.ino:
-        os.replace(temp, target)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(temp)
+def _lock_until(fd: int, deadline: float) -> bool:
+    """Lock a record, trying until `deadline` (monotonic); False when a live writer holds
+    it past then."""
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(_POLL)
+        else:
+            return True
+
+
+def _note_message(path: Path) -> str:
+    try:
+        with path.open("rb") as note:
+            return str(json.loads(note.read(64 * 1024))["message"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return "a batch left by a crashed writer was rolled back (its note is unreadable)"
 
 
 def _is_real_folder(path: Path) -> bool:
@@ -206,13 +261,6 @@ def _is_real_folder(path: Path) -> bool:
         return stat.S_ISDIR(os.lstat(path).st_mode)
     except FileNotFoundError:
         return False
-
-
-def _inode(path: Path) -> int | None:
-    try:
-        return os.stat(path).st_ino
-    except FileNotFoundError:
-        return None
 
 
 def _same_inode(fd: int, path: Path) -> bool:
@@ -240,10 +288,13 @@ def _new_record(folder: Path) -> Iterator[tuple[str, int]]:
         os.close(fd)
 
 
-def _fill_record(fd: int, steps: Sequence[_Step]) -> None:
+def _fill_record(fd: int, steps: Sequence[Step]) -> None:
     payload = {
-        "version": 1,
-        "steps": [{"kind": s.kind, "target": s.target, "ino": s.ino} for s in steps],
+        "version": 2,
+        "steps": [
+            {"kind": s.kind, "target": s.target, "ino": s.ino, "old": s.old, "new": s.new}
+            for s in steps
+        ],
     }
     data = json.dumps(payload).encode()
     view = memoryview(data)
@@ -252,7 +303,7 @@ def _fill_record(fd: int, steps: Sequence[_Step]) -> None:
     os.fsync(fd)
 
 
-def _read_record(fd: int) -> list[_Step] | None:
+def _read_record(fd: int) -> list[Step] | None:
     """The steps of a committed record; None for one not committed (or not ours)."""
     data = read_bounded(fd, os.fstat(fd).st_size, _RECORD_LIMIT)
     try:
@@ -262,10 +313,11 @@ def _read_record(fd: int) -> list[_Step] | None:
         return None
 
 
-def _step_of(item: dict[str, object]) -> _Step:
+def _step_of(item: dict[str, object]) -> Step:
     kind, target, ino = item["kind"], item["target"], item["ino"]
     if kind not in ("create", "replace") or not isinstance(target, str):
         raise ValueError(item)
-    if not isinstance(ino, int):
+    old, new = item.get("old", ""), item.get("new", "")
+    if not isinstance(ino, int) or not isinstance(old, str) or not isinstance(new, str):
         raise TypeError(item)
-    return _Step(kind, target, ino)
+    return Step(kind, target, ino, old, new)

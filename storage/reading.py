@@ -15,14 +15,16 @@ from __future__ import annotations
 import os
 import stat
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from storage import codec
 from storage.errors import NotATask, ParseError, TaskNotFound, TooLarge, WouldNotLoad
-from storage.files import Seen, read_bounded, read_regular, read_seen
+from storage.files import Seen, read_bounded, read_regular
 from storage.table import FileResult, Problem, ProblemKind
 
 __all__ = [
+    "changed_of",
     "checked_bytes",
     "parse_result",
     "problem_result",
@@ -77,8 +79,15 @@ def _read_once(relative: str, path: str, limit: int) -> FileResult | None:
     stamp = _stamp(st)
     if st.st_size > limit or len(data) > limit:
         message = f"file is {max(st.st_size, len(data))} bytes, over the {limit}-byte limit"
-        return problem_result(relative, stamp, "too_large", message)
-    return parse_result(relative, data, stamp)
+        result = problem_result(relative, stamp, "too_large", message)
+    else:
+        result = parse_result(relative, data, stamp)
+    return replace(result, changed=changed_of(st))
+
+
+def changed_of(st: os.stat_result) -> tuple[int, int]:
+    """The part of a file's identity a restored modification time does not restore."""
+    return st.st_ctime_ns, st.st_ino
 
 
 def _read_whole(fd: int, st: os.stat_result, limit: int) -> tuple[os.stat_result, bytes]:
@@ -118,24 +127,34 @@ def _same(first: os.stat_result, second: os.stat_result) -> bool:
 
 def read_for_update(relative: str, path: Path, fd: int | None, limit: int) -> tuple[Seen, str]:
     """The locked file `fd` as it is now, and its text; a file mid-rewrite by an editor
-    is read again, as `read_task_file` does."""
+    is read again, as `read_task_file` does. An empty one is read again even when its
+    modification time is old: a truncate shows the new size a moment before the new time
+    (seen on ext4), and a file a write names is rarely empty for good."""
     if fd is None:
         raise TaskNotFound(relative)
     for attempt in range(_SETTLE_TRIES + 1):
-        seen = read_seen(fd, path, limit)
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ParseError(relative, "not a regular file")
-        if len(seen.data) > limit:
-            raise TooLarge(relative, len(seen.data), limit)
+        seen = _read_seen_whole(relative, fd, limit)
         try:
             codec.from_bytes(seen.data, relative)
             return seen, seen.data.decode("utf-8")
         except ParseError:
-            patience = _STILL_READS if seen.data else _SETTLE_TRIES
-            if attempt >= patience or not _is_fresh(seen.stamp):
+            patience = _STILL_READS if seen.data or not _is_fresh(seen.stamp) else _SETTLE_TRIES
+            if attempt >= patience or (seen.data and not _is_fresh(seen.stamp)):
                 raise
         time.sleep(_SETTLE_PAUSE)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _read_seen_whole(relative: str, fd: int, limit: int) -> Seen:
+    """What the open file holds, read while no writer was at it: bytes that match their
+    fstat (an editor's truncate between the two is not taken for an empty file)."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        raise ParseError(relative, "not a regular file")
+    st, data = _read_whole(fd, st, limit)
+    if st.st_size > limit:
+        raise TooLarge(relative, st.st_size, limit)
+    return Seen(st.st_ino, _stamp(st), stat.S_IMODE(st.st_mode), data)
 
 
 def checked_bytes(relative: str, limit: int, text: str, *, task_id: str | None = None) -> bytes:

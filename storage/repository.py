@@ -16,7 +16,7 @@ writers that died and sweeps their temporary files (`temps.py`); the server's ow
 from __future__ import annotations
 
 import contextlib
-import fnmatch
+import fcntl
 import os
 import re
 import secrets
@@ -47,16 +47,18 @@ from storage.files import (
     server_folder,
     stamp_of,
 )
+from storage.ignore import IgnoreRules
 from storage.journal import INDEX_FOLDER, Journal, JournalWrite, is_journal_temp
 from storage.model import Task, is_valid_id
 from storage.reading import (
+    changed_of,
     checked_bytes,
     problem_result,
     read_for_update,
     read_ignore_file,
     read_task_file,
 )
-from storage.table import FileResult, FileTable
+from storage.table import FileResult, FileTable, ProblemKind
 from storage.temps import is_temp_name, sweep_one, sweep_temps
 
 __all__ = [
@@ -70,8 +72,11 @@ __all__ = [
 
 MAX_FILE_BYTES = 1024 * 1024
 IGNORE_FILE = ".tasksignore"
+WRITE_LOCK = "write.lock"
 TRASH = ".trash"
 WORKFLOW = ".workflow"
+SETTLE_SECONDS = 10.0
+"""How long a reader waits for a live writer's batch before serving the tree as it is."""
 _SLUG_DROP = re.compile(r"[^a-z0-9]+")
 
 
@@ -140,8 +145,9 @@ class TaskRepository:
     ) -> None:
         self.root = root.resolve()
         self.max_bytes = max_bytes
-        patterns, self.ignore_problem = read_ignore_file(self.root / IGNORE_FILE, max_bytes)
-        self.exclude = tuple(exclude) + patterns
+        self._given = tuple(exclude)
+        self._ignore_seen: tuple[int, ...] | None = None
+        self._load_ignore()
         self._root_str = str(self.root)
         self.journal = Journal(self.root)
         if self.root.is_dir():
@@ -155,6 +161,7 @@ class TaskRepository:
         parts = relative.split("/")
         return (
             relative.endswith(".md")
+            and is_utf8(relative)
             and not any(part.startswith(".") for part in parts)
             and not self._ignored(relative)
         )
@@ -165,30 +172,41 @@ class TaskRepository:
         hidden = any(part.startswith(".") for part in folder.split("/"))
         return not hidden and not self._ignored(folder + "/")
 
-    def _ignored(self, relative: str) -> bool:
-        for pattern in self.exclude:
-            if pattern.endswith("/"):
-                if relative.startswith(pattern) or fnmatch.fnmatch(relative, pattern + "*"):
-                    return True
-            elif fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(
-                relative.rsplit("/", 1)[-1], pattern
-            ):
-                return True
-        return False
+    def _load_ignore(self) -> None:
+        """Read `.tasksignore` (noting which file it was) and compile its patterns."""
+        self._ignore_seen = _identity(self.root / IGNORE_FILE)
+        patterns, self.ignore_problem = read_ignore_file(self.root / IGNORE_FILE, self.max_bytes)
+        self.exclude = self._given + patterns
+        self._ignored = IgnoreRules(self.exclude)
+
+    def reload_ignore(self) -> bool:
+        """Read `.tasksignore` again if it changed since it was read (one stat); True when
+        it did: which paths are tasks may have changed (`LiveTree` walks the tree then)."""
+        if _identity(self.root / IGNORE_FILE) == self._ignore_seen:
+            return False
+        self._load_ignore()
+        return True
 
     def iter_paths(self) -> Iterator[str]:
         """Relative POSIX paths of every task file candidate, in no particular order."""
-        for relative, _ in self._walk():
-            yield relative
+        for relative, entry in self._walk():
+            if not isinstance(entry, str):
+                yield relative
 
-    def _walk(self) -> Iterator[tuple[str, os.DirEntry[str]]]:
-        """(relative path, directory entry) of each candidate; folder links are not followed.
-        Folders are listed through a descriptor, so an entry's `stat()` looks up one name,
-        not the whole path again (7% off a warm start's walk)."""
+    def _walk(self) -> Iterator[tuple[str, os.DirEntry[str] | str]]:
+        """(relative path, directory entry) of each candidate, or (path, why it is skipped)
+        for a folder that cannot be listed or a name that is not UTF-8; folder links are
+        not followed. Folders are listed through a descriptor, so an entry's `stat()` looks
+        up one name, not the whole path again (7% off a warm start's walk)."""
         stack = [""]
         while stack:
             prefix = stack.pop()
-            folder = os.open(self._root_str + "/" + prefix, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                folder = os.open(self._root_str + "/" + prefix, os.O_RDONLY | os.O_DIRECTORY)
+            except OSError as exc:  # a folder we may not enter (lost+found), gone meanwhile
+                if prefix and not isinstance(exc, FileNotFoundError):
+                    yield prefix.rstrip("/"), f"folder not read: {exc.strerror}"
+                continue
             try:
                 yield from self._listed(prefix, folder, stack)
             finally:
@@ -196,7 +214,7 @@ class TaskRepository:
 
     def _listed(
         self, prefix: str, folder: int, stack: list[str]
-    ) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    ) -> Iterator[tuple[str, os.DirEntry[str] | str]]:
         """The candidates in one folder; its subfolders go on `stack`."""
         with os.scandir(folder) as entries:
             for entry in entries:
@@ -206,7 +224,10 @@ class TaskRepository:
                         self._sweep_stray(prefix + name, name)
                     continue
                 relative = prefix + name
-                if entry.is_dir(follow_symlinks=False):
+                is_folder = entry.is_dir(follow_symlinks=False)
+                if not is_utf8(name) and (is_folder or name.endswith(".md")):
+                    yield relative, "the name is not UTF-8: skipped (rename it to serve it)"
+                elif is_folder:
                     if not self._ignored(relative + "/"):
                         stack.append(relative + "/")
                 elif name.endswith(".md") and not self._ignored(relative):
@@ -220,19 +241,35 @@ class TaskRepository:
             return problem_result(relative, (0, 0), "unsafe_path", "symlink leaves the root")
         except (OSError, RuntimeError) as exc:  # a symlink loop, a folder we may not enter
             return problem_result(relative, (0, 0), "unreadable", f"cannot resolve the path: {exc}")
-        return read_task_file(relative, str(path), self.max_bytes)
+        result = read_task_file(relative, str(path), self.max_bytes)
+        return result if result is not None else self._dangling(relative)
+
+    def _dangling(self, relative: str) -> FileResult | None:
+        """A link to nothing (`x.md -> gone.md`) as a problem; None for a file that is gone."""
+        try:
+            target = os.readlink(self.root / relative)
+        except OSError:
+            return None
+        shown = os.fsencode(target).decode("utf-8", "backslashreplace")
+        return problem_result(
+            relative, (0, 0), "unreadable", f"a link to {shown}, which is not there"
+        )
 
     def survey(self, known: Mapping[str, FileResult]) -> Survey:
         """Walk the tree and stat each file against `known` results (from the cache, or the
         table): which are still current and which must be read. No file is opened."""
         found: list[FileResult | str] = [self.ignore_problem] if self.ignore_problem else []
+        found += self.conflict_notes()
         stale: list[str] = []
         links: set[str] = set()
         for relative, entry in self._walk():
+            if isinstance(entry, str):
+                found.append(_skipped(relative, entry))
+                continue
             result = known.get(relative)
             if entry.is_symlink():
                 links.add(relative)
-            elif result is not None and result.stamp == _stamp_of_entry(entry):
+            elif result is not None and (result.stamp, result.changed) == _stamp_of_entry(entry):
                 found.append(result)
                 continue
             found.append(relative)
@@ -381,6 +418,8 @@ class TaskRepository:
                 self.journal.commit(writes)
             except Changed as exc:
                 relative = str(exc)
+                if relative not in seen:  # a new file's path, taken meanwhile
+                    raise AlreadyExists(relative) from exc
                 raise _conflict(relative, seen[relative][0], self.root / relative) from exc
         return [self._reread(write.relative) for write in writes]
 
@@ -404,12 +443,47 @@ class TaskRepository:
             for relative, text in texts.items()
         ]
 
+    @contextlib.contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """Hold the tree-wide write lock while the block runs: one writer at a time across
+        every process serving this root, so a check made under it (an id is free, no
+        cycle, the parent exists) still holds when the write lands. Readers never take it.
+        `flock` on `.tasks-index/write.lock`: the kernel drops it when a holder dies. A
+        tree where the lock cannot be made (read-only) is written without it (and the
+        write itself fails there)."""
+        try:
+            fd = os.open(
+                server_folder(self.root, INDEX_FOLDER) / WRITE_LOCK,
+                os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW,
+                0o600,
+            )
+        except OSError:
+            yield
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
     # --- recovery --------------------------------------------------------------------
 
     def recover(self) -> int:
         """Finish (or drop) the batches of writers that died (`journal.py`); returns how
         many were found. Cheap when there are none: one folder listing."""
         return self.journal.recover()
+
+    def settle(self, wait: float = SETTLE_SECONDS) -> int:
+        """Wait for (or finish) every batch being applied now, so a read that follows sees
+        each batch whole or not at all; returns how many batches there were."""
+        return self.journal.recover(wait=wait)
+
+    def conflict_notes(self) -> list[FileResult]:
+        """The batches a replay rolled back, as load problems (`journal.py`)."""
+        return [
+            problem_result(relative, (0, 0), "write_conflict", message)
+            for relative, message in self.journal.conflicts()
+        ]
 
     def sweep(self) -> int:
         """Remove the temporary files dead writers left in the server's own folders (those
@@ -453,9 +527,38 @@ def _conflict(relative: str, seen: Seen, path: Path) -> Conflict:
     return Conflict(relative, mtime_of(seen.stamp).isoformat(), actual)
 
 
-def _stamp_of_entry(entry: os.DirEntry[str]) -> tuple[int, int] | None:
+def is_utf8(name: str) -> bool:
+    """False for a name holding bytes that are not UTF-8 (decoded as lone surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _skipped(relative: str, why: str) -> FileResult:
+    """A path the walk could not use, as a load problem under a printable name (bytes that
+    are not UTF-8 shown as `\\xff`)."""
+    shown = os.fsencode(relative).decode("utf-8", "backslashreplace")
+    kind: ProblemKind = "not_utf8" if "UTF-8" in why else "unreadable"
+    return problem_result(shown, (0, 0), kind, why)
+
+
+def _identity(path: Path) -> tuple[int, ...] | None:
+    """What a file's stat says of its content (None: no file), to notice any change."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino
+
+
+def _stamp_of_entry(
+    entry: os.DirEntry[str],
+) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """(stamp, changed) of a listed file, as a `FileResult` of it would hold them."""
     try:
         stat = entry.stat()
     except FileNotFoundError:
         return None  # deleted since the folder was listed: read (and find it gone)
-    return stat.st_mtime_ns, stat.st_size
+    return (stat.st_mtime_ns, stat.st_size), changed_of(stat)

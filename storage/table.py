@@ -26,7 +26,13 @@ from storage.model import Task
 __all__ = ["Delta", "FileResult", "FileTable", "Problem", "ProblemKind"]
 
 ProblemKind = Literal[
-    "parse_error", "not_utf8", "too_large", "duplicate_id", "unsafe_path", "unreadable"
+    "parse_error",
+    "not_utf8",
+    "too_large",
+    "duplicate_id",
+    "unsafe_path",
+    "unreadable",
+    "write_conflict",
 ]
 
 
@@ -47,6 +53,10 @@ class FileResult:
     stamp: tuple[int, int]
     task: Task | None = None
     problem: Problem | None = None
+    changed: tuple[int, int] = (0, 0)
+    """(inode change time, inode) at the read; (0, 0) when unknown. With `stamp`, what a
+    later look must find to take this result as current: a modification time put back by
+    hand (`touch -d`, a restore) does not put back the change time."""
 
 
 @dataclass(slots=True)
@@ -55,13 +65,30 @@ class Delta:
 
     upserted: list[Task] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    _ids: tuple[set[str], set[str]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._ids = ({t.id for t in self.upserted}, set(self.removed))
 
     def __bool__(self) -> bool:
         return bool(self.upserted or self.removed)
 
     def extend(self, other: Delta) -> None:
+        """Add a later change; the last word on an id wins (a duplicate id's file dropped
+        after its twin was: the twin's promotion is upserted, then the id removed)."""
+        upserted_ids, removed_ids = self._ids
+        later_up = {t.id for t in other.upserted}
+        later_gone = set(other.removed) - later_up
+        if later_gone & upserted_ids:
+            self.upserted = [t for t in self.upserted if t.id not in later_gone]
+            upserted_ids -= later_gone
+        if later_up & removed_ids:
+            self.removed = [i for i in self.removed if i not in later_up]
+            removed_ids -= later_up
         self.upserted.extend(other.upserted)
         self.removed.extend(other.removed)
+        upserted_ids |= later_up
+        removed_ids |= later_gone
 
 
 class FileTable:

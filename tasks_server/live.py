@@ -211,12 +211,20 @@ class LiveTree:
     def watching(self) -> bool:
         return self._kernel is not None or (self._thread is not None and self._thread.alive)
 
-    def refresh(self) -> RefreshStats:
+    def refresh(self, *, thorough: bool = False) -> RefreshStats:
         """Apply every change completed so far: re-read only the changed files. The one
-        freshness hook: every tool call passes through it once (`snapshot`)."""
+        freshness hook: every tool call passes through it once (`snapshot`). `thorough`
+        does not trust the watcher thread (its reports come a few ms late) and stats the
+        tree: for a writer that must see every other writer's finished write."""
         with self.lock:
             started = time.perf_counter()
             paths = self._changed_paths()
+            if self.repository.reload_ignore():  # .tasksignore changed: rescope the tree
+                paths |= self._rescoped()
+            if thorough and self._kernel is None:
+                paths |= self._stat_walk()
+            if paths and self.repository.settle():  # a batch mid-apply: read it whole
+                paths |= self._changed_paths()
             delta = Delta()
             for relative in sorted(paths):
                 delta.extend(self._reread(relative))
@@ -284,6 +292,15 @@ class LiveTree:
             return {p for p in self.repository.iter_paths() if p.startswith(prefix)}
         return self._known_below(relative)  # maybe a folder moved away: forget what it held
 
+    def _rescoped(self) -> set[str]:
+        """The paths to read again after the ignore patterns changed: folders no longer
+        ignored get watched, and a walk finds the files that came in or went out."""
+        if self._kernel is not None:
+            self._kernel.watch_tree("", collect=False)
+            if self._kernel.exhausted:
+                self._give_up_kernel_queue()
+        return self._stat_walk()
+
     def _stat_walk(self) -> set[str]:
         survey = self.repository.survey(self.table.files)
         self._links = set(survey.links)
@@ -341,10 +358,13 @@ class LiveTree:
             self.generation += 1
 
     @contextlib.contextmanager
-    def snapshot(self) -> Iterator[LiveTree]:
-        """Bring the index up to date, then hold it still while the caller reads."""
-        with self.lock:
-            self.refresh()
+    def snapshot(self, *, write: bool = False) -> Iterator[LiveTree]:
+        """Bring the index up to date, then hold it still while the caller reads. With
+        `write`, the tree-wide write lock is taken first (before the thread lock, always
+        in that order), so what the caller checks on the index still holds when its write
+        lands, whichever process writes next."""
+        with self.repository.write_lock() if write else contextlib.nullcontext(), self.lock:
+            self.refresh(thorough=write)
             yield self
 
     def save_cache(self) -> None:

@@ -3,11 +3,13 @@
 `Toolset.run(name, arguments)` is the whole life of a call: the name is checked against our
 own registry (UNKNOWN_TOOL, TOOL_NOT_ALLOWED), the arguments are validated once by the tool's
 input model (unknown keys are refused by the model itself), the tree is brought up to date
-(read-your-writes: `LiveTree.snapshot`), the handler runs on it, a paged result is cut to
-the page the cursor asks for (`tasks_server.listing.page`), and the output model is dumped
-to JSON-ready data whose guidance names only tools this session can call. Any exception
-becomes an error payload through `errors.classify`. The MCP face (`tasks_server.edge.server`)
-and the human CLI both call this; neither knows the other.
+(read-your-writes: `LiveTree.snapshot`; a tool that writes takes the tree-wide write lock
+first, so what it checks still holds when its write lands), the handler runs on it, a paged
+result is cut to the page the cursor asks for (`tasks_server.listing.page`), and the output
+model is dumped to JSON-ready data whose guidance names only tools this session can call,
+and cut to the size of one answer (`answer.py`). Any exception becomes an error payload
+through `errors.classify`. The MCP face (`tasks_server.edge.server`) and the human CLI both
+call this; neither knows the other.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.errors import InvalidArgument
+from tasks_server.answer import bound_answer
 from tasks_server.bots.errors import UnknownBot
 from tasks_server.context import ServerContext
 from tasks_server.errors import (
@@ -131,13 +134,15 @@ class Toolset:
             spec = self.spec(name)
             check_sizes(arguments)
             args = spec.input_model.model_validate(arguments)
-            with self.context.live.snapshot():  # every change finished before the call is in it
+            writes = not spec.hints.read_only  # checks and write under the tree's write lock
+            with self.context.live.snapshot(write=writes):  # every finished change is in it
                 self._check_project(spec, args)
                 output = spec.handler(self.context, args)
                 if isinstance(output, Listing):
                     output = page(self.context, name, args, output, spec.output_model)
                 data: dict[str, Any] = output.model_dump(mode="json")
                 self._explain_blocked(args, data)
+            bound_answer(data)
         except Exception as exc:
             return Outcome(self._error(name, exc), True)
         self._limit_guidance(data)

@@ -53,6 +53,7 @@ from storage.model import (
     normalise_priority,
     normalise_status,
 )
+from storage.nesting import TooDeep, json_loads
 from storage.repository import TaskRepository
 from storage.timestamps import parse_timestamp
 
@@ -166,9 +167,12 @@ def _record(where: str, raw: str | bytes, builder: ReportBuilder) -> dict[str, A
         builder.problem(where, "merge_conflict", f"merge-conflict marker {text[:7]}", dropped=True)
         return None
     try:
-        value = json.loads(text)
+        value = json_loads(text)
     except json.JSONDecodeError as exc:
         builder.problem(where, "not_json", f"{exc.msg} (column {exc.colno})", dropped=True)
+        return None
+    except TooDeep as exc:
+        builder.problem(where, "not_json", f"JSON {exc}", dropped=True)
         return None
     if not isinstance(value, dict):
         builder.problem(where, "not_an_object", f"a JSON {type(value).__name__}", dropped=True)

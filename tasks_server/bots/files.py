@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from storage.nesting import TooDeep, json_loads
 from tasks_server.bots.errors import BotConfigError
 
 __all__ = [
@@ -221,6 +222,8 @@ def _read_json(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise BotConfigError(path, "file", f"not UTF-8: {exc.reason}") from None
     try:
-        return json.loads(text)
+        return json_loads(text)
     except json.JSONDecodeError as exc:
         raise BotConfigError(path, "json", f"bad JSON at line {exc.lineno}: {exc.msg}") from None
+    except TooDeep as exc:
+        raise BotConfigError(path, "json", f"JSON {exc}") from None

@@ -26,6 +26,7 @@ from storage.files import (
     read_regular,
     server_folder,
 )
+from storage.nesting import TooDeep, json_loads
 from tasks_server.bots.state import Completion, WorkflowState
 
 __all__ = ["STATE_FILE", "Loaded", "StateFile", "parse_state", "state_path", "to_json"]
@@ -58,9 +59,11 @@ def to_json(state: WorkflowState) -> bytes:
 def parse_state(raw: bytes) -> tuple[WorkflowState, list[str]]:
     """The state a file holds and what was wrong with it (pure; nothing raises)."""
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json_loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         return WorkflowState(), ["not UTF-8"]
+    except TooDeep as exc:
+        return WorkflowState(), [f"JSON {exc}"]
     except json.JSONDecodeError as exc:
         return WorkflowState(), [f"bad JSON at line {exc.lineno}: {exc.msg}"]
     if not isinstance(data, dict):

@@ -23,6 +23,9 @@ import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from tasks_server.edge import sessions
+from tasks_server.edge.sessions import SessionLimits
+
 if TYPE_CHECKING:
     from mcp.server import Server
 
@@ -139,16 +142,20 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 class BearerAuth:
-    """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>`."""
+    """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>` (the
+    scheme in any case, as HTTP has it)."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers", [])).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+            scheme, _, credentials = given.strip().partition(b" ")
+            if scheme.lower() != b"bearer" or not hmac.compare_digest(
+                credentials.strip(), self.expected
+            ):
                 await _unauthorized(send)
                 return
         await self.app(scope, receive, send)
@@ -189,7 +196,18 @@ class NoSessionOnError:
 def http_app(server: Server[Any], host: str, port: int, token: str | None) -> Any:
     """The streamable HTTP app for a server bound on `host:port` (the real port)."""
     security = transport_security(host, port)
-    app = NoSessionOnError(server.streamable_http_app(host=host, transport_security=security))
+    app = NoSessionOnError(  # outermost: the limits also count a refused request's session
+        SessionLimits(
+            server.streamable_http_app(
+                host=host,
+                transport_security=security,
+                session_idle_timeout=sessions.IDLE_SECONDS,
+                max_sessions=2 * sessions.TOTAL,  # a backstop: SessionLimits keeps below TOTAL
+            ),
+            per_client=sessions.PER_CLIENT,
+            total=sessions.TOTAL,
+        )
+    )
     return BearerAuth(app, token) if token else app
 
 

@@ -128,7 +128,9 @@ def blocked_reasons(row: dict[str, Any]) -> str:
     if row.get("dangling_dependencies"):
         reasons.append("depends on missing " + ", ".join(row["dangling_dependencies"]))
     if row.get("cycle"):
-        reasons.append("in a dependency cycle with " + ", ".join(row["cycle"]))
+        more = row.get("cycle_length", 0) - len(row["cycle"])
+        listed = ", ".join(row["cycle"]) + (f" and {more:,} more" if more > 0 else "")
+        reasons.append("in a dependency cycle with " + listed)
     if row.get("blocked_ancestor"):
         reasons.append("under blocked " + row["blocked_ancestor"])
     return "; ".join(reasons)

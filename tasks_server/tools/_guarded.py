@@ -4,7 +4,9 @@ a claim. One server process may race another on the same file; exactly one wins.
 A guarded write reads the task's file afresh, lets a pure `decide` check what it holds (a
 claim, its lease, the status) and say what to write, then writes only if the file is still
 the one read (the repository's compare-and-set on the file's modification time, under its
-lock, with the atomic exchange that keeps a concurrent editor's save). A write that loses
+lock, with the atomic exchange that keeps a concurrent editor's save). Every such tool is a
+mutation, so it runs under the tree-wide write lock (`Toolset.run`): another server waits
+its turn, and what is left to race is an editor's save. A write that loses
 the race reads again and decides again, a bounded number of times: a claim then meets the
 winner's claim (CONFLICT with the holder), a note is appended after the winner's note.
 """

@@ -154,7 +154,9 @@ class UpdateTaskInput(TaskFieldsInput):
 
     task_id: IdArg = Field(description=TASK_ID)
     title: Title | None = Field(None, description="New title.")
-    project: IdArg | None = Field(None, description="New project (the file stays where it is).")
+    project: NewIdArg | None = Field(
+        None, description="New project (the file stays where it is); an id, as for create_task."
+    )
     parent: ShortText | None = Field(None, description="New parent id; '' or null: a root.")
     body: Body | None = Field(None, description="New markdown body (replaces the old one).")
     expected_modified: AwareMoment | None = Field(

@@ -12,7 +12,8 @@ from pydantic.json_schema import SkipJsonSchema
 
 from graph import query, readiness
 from graph.claims import deferred_until
-from graph.query import TreeNode
+from graph.facts import CYCLE_SHOWN
+from graph.query import TREE_DEPTH_LIMIT, TREE_NODES_LIMIT, TreeNode
 from graph.sections import Sections
 from storage.model import normalise_status
 from tasks_server.context import ServerContext
@@ -154,7 +155,18 @@ def get_dependencies(ctx: ServerContext, args: GetDependenciesInput) -> GetDepen
 class GetTaskTreeInput(Input):
     task_id: IdArg | None = Field(None, description="Root of the subtree (or give project).")
     project: IdArg | None = Field(None, description="Every top-level task of this project.")
-    max_depth: int | None = Field(None, ge=0, description="Levels below the root to include.")
+    max_depth: int | None = Field(
+        None,
+        ge=0,
+        le=TREE_DEPTH_LIMIT,
+        description=f"Levels below the root to include (default and most: {TREE_DEPTH_LIMIT}).",
+    )
+    max_nodes: int = Field(
+        TREE_NODES_LIMIT,
+        ge=1,
+        le=TREE_NODES_LIMIT,
+        description="Nodes to show at most, level by level from the root.",
+    )
     exclude_status: list[str] = Field(default_factory=list, description="Statuses to leave out.")
     format: Literal["json", "ascii"] = Field("json", description="Nested JSON or an ASCII tree.")
 
@@ -168,7 +180,12 @@ class GetTaskTreeInput(Input):
 class GetTaskTreeOutput(Envelope):
     tree: list[TreeNode] | None = Field(description="Nested nodes (format json).")
     ascii: str | None = Field(description="The tree drawn as text (format ascii).")
-    node_count: int = Field(description="Nodes in the tree.")
+    node_count: int = Field(description="Nodes shown.")
+    cut_at: list[str] = Field(
+        description="Nodes whose children were cut by the depth or size cap, in tree order:"
+        " call get_task_tree with one as task_id to go on below it."
+    )
+    roots_not_shown: int = Field(description="Top-level tasks left out by the size cap.")
 
 
 @tool("query", read_only=True, idempotent=True)
@@ -181,26 +198,37 @@ def get_task_tree(ctx: ServerContext, args: GetTaskTreeInput) -> GetTaskTreeOutp
         project=args.project,
         max_depth=args.max_depth,
         exclude_status=excluded,
+        max_nodes=args.max_nodes,
     )
-    count = _count(nodes)
+    shown = _in_order(nodes)
+    cut_at = [n.id for n in shown if n.children_not_shown]
     text = query.render_ascii(nodes) if args.format == "ascii" else None
     return GetTaskTreeOutput(
         tree=nodes if args.format == "json" else None,
         ascii=text,
-        node_count=count,
+        node_count=len(shown),
+        cut_at=cut_at,
+        roots_not_shown=query.tree_roots_not_shown(
+            ctx.index, root_id=args.task_id, project=args.project, max_nodes=args.max_nodes
+        ),
         guidance=guide(
-            "tree_shown", "Call get_task on a node for details", ["get_task", "get_children"]
+            "tree_cut" if cut_at else "tree_shown",
+            f"Call get_task_tree with task_id {cut_at[0]} to go on below it"
+            if cut_at
+            else "Call get_task on a node for details",
+            ["get_task_tree", "get_task", "get_children"],
         ),
     )
 
 
-def _count(nodes: list[TreeNode]) -> int:
-    stack, total = list(nodes), 0
+def _in_order(nodes: list[TreeNode]) -> list[TreeNode]:
+    """Every node of the trees, each before its children."""
+    stack, found = list(reversed(nodes)), []
     while stack:
         node = stack.pop()
-        total += 1
-        stack.extend(node.children)
-    return total
+        found.append(node)
+        stack.extend(reversed(node.children))
+    return found
 
 
 class ProjectPagedInput(TaskListArgs):
@@ -225,7 +253,10 @@ class BlockedTask(Input):
     task: TaskRow = Field(description="The blocked (or deferred) task.")
     unmet_dependencies: list[str] = Field(description="Dependencies not done or cancelled.")
     dangling_dependencies: list[str] = Field(description="Dependencies naming no task.")
-    cycle: list[str] = Field(description="Members of its dependency cycle, if any.")
+    cycle: list[str] = Field(
+        description=f"Members of its dependency cycle, if any (the first {CYCLE_SHOWN})."
+    )
+    cycle_length: int = Field(description="How many tasks that cycle has (0: none).")
     blocked_ancestor: str | None = Field(description="Nearest blocked ancestor, if any.")
     status_blocked: bool = Field(description="Its own status is blocked.")
     deferred_until: datetime | SkipJsonSchema[None] = Field(

@@ -2,7 +2,9 @@
 
 Run as `python -m tests.reliability.editor ROOT STOP_FILE SEED FILE...`: until STOP_FILE
 exists (or `MAX_SAVES`), it appends a line `editor-<n>` to the body of a random FILE and
-saves, each time in one of two ways, as editors do:
+saves, each time in one of two ways, as editors do. A FILE given as `@LIST` names a file
+holding the paths, one per line, read again before every save: a test moves the editor
+onto the files its servers are writing now.
 
 - in place: open the file, truncate it, write the new bytes (vim with `backupcopy=yes`);
 - by rename: write a new file beside it and rename it over the old one.
@@ -11,9 +13,11 @@ Like an editor that checks for "file changed on disk", it saves only over the by
 read: in place, it compares them just before truncating, and afterwards makes sure its line
 is in the file (a server that renamed in between has the last word: it saves again). By
 rename, it swaps atomically (`renameat2` exchange) and looks at what it displaced: when
-that is not what it read (a server wrote in between), it merges the displaced file's tags
-into its own and saves again, so no server write is lost by the editor. What the servers
-must do is the rest: never overwrite a save made after their read.
+that is not what it read (a server wrote in between), it makes its own change again on the
+displaced file (a 3-way merge: each frontmatter key it changed, the lines it added) and on
+whatever a server wrote over its swapped-in file meanwhile, and saves that, so no server
+write is lost by the editor. What the servers must do is the rest: never overwrite a save
+made after their read.
 
 Prints one JSON line: the markers saved and how."""
 
@@ -25,12 +29,14 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from storage import codec
 from storage.files import exchange
 
-MAX_SAVES = 3000
-PAUSE = 0.003  # at most, between two saves
+MAX_SAVES = 20_000  # a bound; the test stops the editor when its servers are done
+PAUSE = float(os.environ.get("EDITOR_PAUSE", "0.003"))  # at most, between two saves
+_MISSING = object()
 
 
 def _read(path: Path) -> tuple[bytes, int]:
@@ -45,12 +51,30 @@ def _with_line(data: bytes, line: str) -> bytes:
     return data + line.encode() + b"\n"
 
 
-def _tags(data: bytes) -> list[str]:
-    return list(codec.from_bytes(data, "x.md").tags)
+def _pieces(data: bytes) -> tuple[dict[str, Any], str]:
+    parts = codec.split(data.decode())
+    return codec.parse_front(parts), parts.body
 
 
-def _with_tags(data: bytes, tags: list[str]) -> bytes:
-    return codec.update_text(data.decode(), {"tags": tags}, "x.md").encode()
+def merged(base: bytes, ours: bytes, theirs: bytes) -> bytes:
+    """`theirs` with the change from `base` to `ours` made on it: every frontmatter key
+    `ours` changed or removed, and the text `ours` added at the end of the body (the whole
+    body of `ours`, when it is not `base`'s with lines added)."""
+    base_front, base_body = _pieces(base)
+    our_front, our_body = _pieces(ours)
+    their_body = _pieces(theirs)[1]
+    changes: dict[str, object] = {
+        key: value for key, value in our_front.items() if base_front.get(key, _MISSING) != value
+    }
+    changes |= {key: codec.DELETE for key in base_front if key not in our_front}
+    body = their_body
+    if our_body != base_body:
+        added = our_body[len(base_body) :]
+        if not our_body.startswith(base_body):
+            body = our_body
+        elif added not in their_body:
+            body = their_body + added
+    return codec.update_text(theirs.decode(), changes, "x.md", body=body).encode()
 
 
 def save_in_place(path: Path, line: str) -> int:
@@ -73,37 +97,45 @@ def save_in_place(path: Path, line: str) -> int:
 def save_by_rename(path: Path, line: str) -> int:
     """Saves of `line` tried until one displaced exactly what it was based on."""
     temp = path.with_name(f".{path.name}.editor")
-    data, ino = _read(path)
-    new = _with_line(data, line)
+    base, ino = _read(path)
+    new = _with_line(base, line)
     for tries in range(1, 1000):
         temp.write_bytes(new)
         if not exchange(temp, path):
             raise AssertionError("renameat2 exchange is needed for this test")
         displaced, displaced_ino = _read(temp)
         temp.unlink()
-        if displaced_ino == ino and displaced == data:
+        if displaced_ino == ino and displaced == base:
             return tries
-        data, ino = _read(path)  # ours, or newer: keep the displaced server write's tags too
-        merged = sorted(set(_tags(displaced)) | set(_tags(data)))
-        new = _with_tags(data if line.encode() in data else _with_line(data, line), merged)
+        # A server wrote between our read and our save: our change goes onto its write,
+        # and onto what a server may have written since over the file we swapped in.
+        wanted = merged(base, new, displaced)
+        now, ino = _read(path)
+        new, base = merged(new, now, wanted), now
     raise AssertionError(f"save by rename of {line} never held")
+
+
+def _files(root: Path, names: list[str]) -> list[Path]:
+    """The files to edit now: the names given, or those listed in an `@LIST` file."""
+    if len(names) == 1 and names[0].startswith("@"):
+        names = Path(names[0][1:]).read_text().split()
+    return [root / name for name in names]
 
 
 def main() -> None:
     root, stop, seed = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
-    files = [root / name for name in sys.argv[4:]]
     rng = random.Random(seed)
-    saved: dict[str, list[str]] = {str(f.relative_to(root)): [] for f in files}
+    saved: dict[str, list[str]] = {}
     counts = {"in place": 0, "by rename": 0, "tries": 0}
     for n in range(MAX_SAVES):
         if stop.exists():
             break
-        path, line = rng.choice(files), f"editor-{n:05d}"
+        path, line = rng.choice(_files(root, sys.argv[4:])), f"editor-{n:05d}"
         how = rng.choice(["in place", "by rename"])
         save = save_in_place if how == "in place" else save_by_rename
         counts["tries"] += save(path, line)
         counts[how] += 1
-        saved[str(path.relative_to(root))].append(line)
+        saved.setdefault(str(path.relative_to(root)), []).append(line)
         time.sleep(rng.uniform(0, PAUSE))  # a pause between saves: the editing
     print(json.dumps({"saved": saved, "counts": counts}))
 

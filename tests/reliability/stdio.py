@@ -12,7 +12,7 @@ from typing import Any
 
 from tests.conftest import REPO
 
-__all__ = ["STARTED", "ServerProcess", "stop_all"]
+__all__ = ["STARTED", "ServerProcess", "error_code", "stop_all"]
 
 STARTED: list[ServerProcess] = []
 
@@ -84,7 +84,7 @@ class ServerProcess:
         """A tool's result: `structuredContent` on success, else {"error": code}."""
         result = self.answer(self.start_call(tool, arguments))["result"]
         if result.get("isError"):
-            return {"error": _error_code(result), "message": result["content"][0]["text"]}
+            return {"error": error_code(result), "message": result["content"][0]["text"]}
         return dict(result["structuredContent"])
 
     def kill(self) -> None:
@@ -114,7 +114,8 @@ class ServerProcess:
         self._close_pipes()
 
 
-def _error_code(result: dict[str, Any]) -> str:
+def error_code(result: dict[str, Any]) -> str:
+    """The error code of a failed tools/call result."""
     structured = result.get("structuredContent") or {}
     if isinstance(structured.get("error"), dict):
         return str(structured["error"]["code"])

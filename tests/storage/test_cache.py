@@ -151,3 +151,17 @@ def test_a_cached_task_is_read_only_like_a_parsed_one(tmp_path: Path) -> None:
     assert warm is not None and isinstance(warm.extra, MappingProxyType)
     with pytest.raises(TypeError):
         warm.extra["owner"] = "Bob"  # type: ignore[index]
+
+
+def test_a_same_size_edit_with_its_modification_time_put_back_is_read_again(
+    tmp_path: Path,
+) -> None:
+    path = write(tmp_path, "a.md", "---\nid: a\ntitle: Old title\n---\n")
+    repository = TaskRepository(tmp_path)
+    cache.save(tmp_path, repository.scan().files.values())
+    before = path.stat()
+    path.write_text("---\nid: a\ntitle: New title\n---\n")  # same size, while stopped
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_mtime_ns == before.st_mtime_ns
+    table = TaskRepository(tmp_path).scan(cache.load(tmp_path))
+    assert [t.title for t in table.tasks()] == ["New title"]

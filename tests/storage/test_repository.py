@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import fnmatch
 import json
 import os
 import subprocess
@@ -483,3 +484,55 @@ def test_a_long_id_gets_a_file_name_that_fits_or_a_clear_refusal(
     written = repo.create(task)
     assert len(Path(written.path).name.encode()) <= FILE_STEM_CHARS + 3
     assert repo.scan().tasks()[0].id == "a" * length
+
+
+def test_a_link_to_a_file_that_is_not_there_is_a_reported_problem(tmp_path: Path) -> None:
+    write(tmp_path, "p/a.md", "---\nid: a\ntitle: A\n---\n")
+    (tmp_path / "p/x.md").symlink_to("nothere.md")
+    table = TaskRepository(tmp_path).scan()
+    [problem] = [r.problem for r in table.files.values() if r.problem]
+    assert [t.id for t in table.tasks()] == ["a"]
+    assert (problem.path, problem.kind) == ("p/x.md", "unreadable")
+    assert "nothere.md" in problem.message
+
+
+def test_ignore_patterns_are_compiled_once_not_tried_one_by_one_per_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(50):
+        write(tmp_path, f"p/t{n}.md", TASK.format(id=f"t{n}", title="T"))
+    write(tmp_path, "gen/x.md", TASK.format(id="x", title="X"))
+    patterns = [f"gen-{n}/*.md" if n % 2 else f"lit-{n}.md" for n in range(20_000)]
+    write(tmp_path, ".tasksignore", "\n".join([*patterns, "gen/"]))
+    calls: list[str] = []
+    real = fnmatch.fnmatch
+
+    def counted(name: str, pattern: str) -> bool:
+        calls.append(pattern)
+        return real(name, pattern)
+
+    monkeypatch.setattr(fnmatch, "fnmatch", counted)
+    table = TaskRepository(tmp_path).scan()
+    assert len(table.tasks()) == 50 and "x" not in {t.id for t in table.tasks()}
+    assert calls == []
+
+
+@pytest.mark.parametrize(
+    ("pattern", "ignored", "kept"),
+    [
+        ("drafts/", ["drafts/a.md", "drafts/x/b.md"], ["p/drafts/a.md", "draftsy/a.md"]),
+        ("*.tmp.md", ["a.tmp.md", "p/q/a.tmp.md"], ["a.md"]),
+        ("p*/", ["p/a.md", "pq/r/a.md"], ["q/p/a.md"]),
+        ("[ab]?.md", ["a1.md", "x/b2.md"], ["c1.md", "a12.md"]),
+        ("notes.md", ["notes.md", "p/notes.md"], ["p/notes.md.md"]),
+        ("docs/*", ["docs/a.md", "docs/x/y.md"], ["p/docs/a.md"]),
+    ],
+)
+def test_an_ignore_pattern_matches_the_whole_path_or_its_last_part(
+    tmp_path: Path, pattern: str, ignored: list[str], kept: list[str]
+) -> None:
+    for relative in ignored + kept:
+        write(tmp_path, relative, TASK.format(id=relative.replace("/", "_")[:-3], title="T"))
+    write(tmp_path, ".tasksignore", pattern + "\n")
+    paths = {t.path for t in TaskRepository(tmp_path).scan().tasks()}
+    assert paths == set(kept)

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from storage.model import Task
-from storage.table import FileResult, FileTable
+from storage.table import Delta, FileResult, FileTable
 
 PATHS = st.sampled_from(["a.md", "b.md", "c.md", "d/e.md", "f.md"])
 IDS = st.sampled_from(["x", "y", "z", None])
@@ -37,3 +37,14 @@ def test_the_first_path_wins_a_duplicate_id_whatever_the_load_order() -> None:
     table = FileTable.of([result("b.md", "x", 0), result("a.md", "x", 0)])
     assert table.path_of("x") == "a.md"
     assert table.duplicates() == {"x": ("a.md", "b.md")}
+
+
+def test_both_files_of_a_duplicate_id_dropped_in_one_change_remove_the_id() -> None:
+    twins = [FileResult(p, (1, 1), Task(id="dup", title=p, path=p)) for p in ("a.md", "b.md")]
+    table = FileTable.of(twins)
+    delta = Delta()
+    delta.extend(table.drop("a.md"))  # b.md's task now holds the id: upserted
+    delta.extend(table.drop("b.md"))  # then it goes too: the removal is the last word
+    assert ([t.id for t in delta.upserted], delta.removed) == ([], ["dup"])
+    delta.extend(table.put(twins[0]))  # and back again
+    assert ([t.path for t in delta.upserted], delta.removed) == (["a.md"], [])

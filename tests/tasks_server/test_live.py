@@ -198,3 +198,19 @@ def test_without_a_watcher_a_query_finds_edits_by_stat_and_reads_only_those(
         assert "n-1" in tree.index
         assert same_as_fresh_load(tree)
     tree.close()
+
+
+def test_a_changed_tasksignore_is_applied_live_and_its_folders_watched(live: LiveTree) -> None:
+    drafts = live.root / "drafts"
+    drafts.mkdir()
+    (drafts / "d1.md").write_text(TASK.format(id="d1", title="Draft", status="active"))
+    (live.root / ".tasksignore").write_text("drafts/\n")
+    settle(live, lambda: "d1" not in live.index)
+    ids = set(live.index.ids())
+    (live.root / ".tasksignore").write_text("# nothing ignored\n")
+    settle(live, lambda: "d1" in live.index)
+    (drafts / "d1.md").write_text(TASK.format(id="d1", title="Edited", status="active"))
+    settle(live, lambda: live.index.require("d1").title == "Edited")
+    (live.root / ".tasksignore").write_text("*.md\n")
+    settle(live, lambda: len(live.index) == 0)
+    assert ids - {"d1"} and same_as_fresh_load(live)

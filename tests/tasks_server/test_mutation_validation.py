@@ -248,3 +248,18 @@ async def test_a_date_time_given_as_a_number_is_refused_as_its_schema_refuses_it
     """Found by the hostile fuzz: the model's lax mode read 1.5 as 1970-01-01T00:00:01.5."""
     arguments = {"task_id": "wx-6ca4a1a9", key: value}
     await refused(client, example_root, "INVALID_ARGUMENT", "update_task", **arguments)
+
+
+@pytest.mark.parametrize("project", ["../../x", "a/b", ".hidden", "x\n"])
+async def test_a_project_that_is_not_an_id_is_refused_by_update_task(
+    client: Client, example_root: Path, project: str
+) -> None:
+    await refused(
+        client, example_root, "INVALID_ARGUMENT", "update_task", task_id=TASK, project=project
+    )
+
+
+async def test_tags_are_kept_as_written_spaces_and_all(client: Client) -> None:
+    await call(client, "update_task", task_id=TASK, tags=[" spaced ", "plain"])
+    task = (await call(client, "get_task", task_id=TASK))["task"]
+    assert task["tags"] == [" spaced ", "plain"]

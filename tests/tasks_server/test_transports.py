@@ -93,6 +93,17 @@ def test_http_transport_refuses_a_missing_token(http_server: str) -> None:
     assert response.status_code == 401
 
 
+def test_the_bearer_scheme_is_taken_in_any_case_and_the_token_exactly(http_server: str) -> None:
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    statuses = {
+        given: httpx2.post(http_server, json=ping, headers={"Authorization": given}).status_code
+        for given in ["bearer s3cret", "BEARER s3cret", "Bearer  s3cret", "Bearer S3CRET",
+                      "Basic s3cret", "Bearers3cret"]
+    }  # fmt: skip
+    refused = {given for given, status in statuses.items() if status == 401}
+    assert refused == {"Bearer S3CRET", "Basic s3cret", "Bearers3cret"}, statuses
+
+
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.10", "example.org"])
 def test_binding_beyond_loopback_without_a_token_is_refused(host: str) -> None:
     with pytest.raises(InsecureBind):

@@ -129,6 +129,14 @@ GATHER_CONFIG = f"{GATHER}/action_config.json"
 BROKEN = {
     "missing bot config": (_remove(CFG), CFG, "file"),
     "bad JSON": (_write(f"{GATHER}/instructions.json", "{"), f"{GATHER}/instructions.json", "json"),
+    "JSON nested past the recursion limit": (
+        _write(f"{GATHER}/instructions.json", "[" * 100_000 + "]" * 100_000),
+        f"{GATHER}/instructions.json", "json",
+    ),
+    "JSON nested 100 deep": (
+        _write(f"{GATHER}/instructions.json", '{"a": ' * 100 + "1" + "}" * 100),
+        f"{GATHER}/instructions.json", "json",
+    ),
     "missing instructions": (
         _remove(f"{GATHER}/instructions.json"), f"{GATHER}/instructions.json", "file",
     ),

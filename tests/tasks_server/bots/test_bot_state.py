@@ -266,3 +266,9 @@ def test_a_corrupt_file_is_kept_aside_when_it_is_replaced(
         transaction.result = at(story_config, "shape.gather_context")
     assert (tmp_path / "workflow_state.json.corrupt").read_bytes() == b"{broken"
     assert store.read().problems == ()
+
+
+@pytest.mark.parametrize("depth", [100, 100_000])
+def test_a_state_file_nested_too_deep_is_a_problem_and_a_fresh_state(depth: int) -> None:
+    state, problems = parse_state(('{"a": ' * depth + "1" + "}" * depth).encode())
+    assert state == WorkflowState() and problems == ["JSON nested deeper than 64 levels"]
