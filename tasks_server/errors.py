@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graph.errors import CycleError, GraphError, InvalidArgument, UnknownTask
+from graph.facts import CYCLE_SHOWN
 from storage.errors import (
     AlreadyExists,
     Conflict,
@@ -168,6 +169,11 @@ def _info(code: str, exc: BaseException, details: dict[str, Any] | None = None) 
     return ErrorInfo(code=code, message=shorten(str(exc), MESSAGE_CHARS), details=details)
 
 
+def _cycle_details(exc: CycleError) -> dict[str, Any]:
+    """The cycle's kind, its first members and its length (a cycle may hold every task)."""
+    return {"kind": exc.kind, "cycle": exc.nodes[:CYCLE_SHOWN], "cycle_length": len(exc.nodes)}
+
+
 def _own_code(exc: Any) -> ErrorInfo:
     return _info(exc.code, exc)
 
@@ -192,7 +198,7 @@ _RULES: dict[type[BaseException], Callable[[Any], ErrorInfo]] = {
     ValidationError: _validation,
     UnknownTask: lambda exc: _info("TASK_NOT_FOUND", exc, {"task_id": shorten(exc.task_id)}),
     TaskNotFound: lambda exc: _info("TASK_NOT_FOUND", exc, {"task_id": shorten(exc.task_id)}),
-    CycleError: lambda exc: _info("CYCLE", exc, {"kind": exc.kind, "cycle": list(exc.nodes)}),
+    CycleError: lambda exc: _info("CYCLE", exc, _cycle_details(exc)),
     Conflict: lambda exc: _info("CONFLICT", exc, {"path": exc.path, "file_modified": exc.actual}),
     ParseError: lambda exc: _info("PARSE_ERROR", exc, {"path": exc.path}),
     AlreadyExists: _code("ALREADY_EXISTS"),

@@ -192,6 +192,7 @@ class Toolset:
         data = ErrorResult(success=False, error=info, guidance=guidance).model_dump(
             mode="json", exclude_none=True
         )
+        bound_answer(data)
         self._limit_guidance(data)
         return data
 

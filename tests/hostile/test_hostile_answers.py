@@ -16,7 +16,7 @@ from graph.facts import CYCLE_SHOWN
 from graph.query import TREE_DEPTH_LIMIT
 from tasks_server.answer import ANSWER_CHARS
 from tests.conftest import write
-from tests.tasks_server.conftest import call, make_server
+from tests.tasks_server.conftest import call, fail, make_server
 
 TASK = "---\nid: {id}\ntitle: Task {id}\nstatus: active\n{extra}---\n{body}"
 CYCLE = 10_000
@@ -42,6 +42,9 @@ def cycle_tree(root: Path) -> None:
     for n in range(CYCLE):
         extra = f"depends_on: [c{(n + 1) % CYCLE}]\n"
         write(root, f"c/c{n}.md", TASK.format(id=f"c{n}", extra=extra, body=""))
+    for n in range(CYCLE):  # a chain the same length, which one more edge would close
+        extra = f"depends_on: [k{n + 1}]\n" if n + 1 < CYCLE else ""
+        write(root, f"k/k{n}.md", TASK.format(id=f"k{n}", extra=extra, body=""))
 
 
 def chain_tree(root: Path) -> None:
@@ -63,9 +66,21 @@ async def test_blocked_rows_on_a_10000_task_cycle_list_a_few_members_and_the_len
     blocked = await call(client, "get_blocked_tasks")
     task = await call(client, "get_task", task_id="c0")
     rows = blocked["tasks"]
-    assert blocked["total"] == CYCLE and len(rows) == 50
+    assert blocked["total"] == 2 * CYCLE - 1 and len(rows) == 50  # the cycle, then the chain
+    assert all(r["task"]["id"].startswith("c") for r in rows)
     assert {(len(r["cycle"]), r["cycle_length"]) for r in rows} == {(CYCLE_SHOWN, CYCLE)}
     assert _size(blocked) < 100_000 and _size(task) < 20_000
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("client", [cycle_tree], indirect=True)
+async def test_a_write_refused_for_closing_a_10000_task_cycle_names_a_few_members(
+    client: Client,
+) -> None:
+    data = await fail(client, "update_task", task_id=f"k{CYCLE - 1}", depends_on=["k0"])
+    details = data["error"]["details"]
+    assert data["error"]["code"] == "CYCLE" and _size(data) < 20_000
+    assert (len(details["cycle"]), details["cycle_length"]) == (CYCLE_SHOWN, CYCLE)
 
 
 @pytest.mark.anyio
