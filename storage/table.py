@@ -94,6 +94,14 @@ class FileTable:
     def __len__(self) -> int:
         return len(self.files)
 
+    def result(self, path: str) -> FileResult | None:
+        """What the file at `path` holds (None: no such file)."""
+        return self.files.get(path)
+
+    def paths_of(self, task_id: str) -> tuple[str, ...]:
+        """The sorted paths that claim `task_id` (the first one wins)."""
+        return tuple(self._paths_by_id.get(task_id, ()))
+
     def winner(self, task_id: str) -> Task | None:
         paths = self._paths_by_id.get(task_id)
         return self._task_at(paths[0]) if paths else None
@@ -143,9 +151,13 @@ class FileTable:
         """Ids claimed by more than one file, with every path (the first one wins)."""
         return {i: tuple(p) for i, p in sorted(self._paths_by_id.items()) if len(p) > 1}
 
+    def file_problems(self) -> list[Problem]:
+        """The files that could not be read as tasks (duplicate ids aside), in no order."""
+        return [result.problem for result in self.files.values() if result.problem]
+
     def problems(self) -> list[Problem]:
         """Every file problem and every duplicate id, sorted by path."""
-        found = [result.problem for result in self.files.values() if result.problem]
+        found = self.file_problems()
         for task_id, paths in self.duplicates().items():
             message = f"id {task_id!r} also in {', '.join(paths[1:])}; using {paths[0]}"
             found.append(Problem(paths[0], "duplicate_id", message))
