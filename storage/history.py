@@ -32,6 +32,7 @@ from storage.reading import parse_result, problem_result
 from storage.table import FileResult, Problem
 
 __all__ = [
+    "EMPTY_TREE",
     "Commit",
     "GitTree",
     "PathChange",
@@ -43,6 +44,8 @@ __all__ = [
     "tree_at",
 ]
 
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""Git's empty tree: the base of a tree whose history starts later than asked."""
 _ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 _MAX_REVISION_CHARS = 256
 _RECORD, _UNIT = "\x1e", "\x1f"

@@ -22,6 +22,7 @@ from tasks_server.guidance import guide
 from tasks_server.models import MAX_SINCE_DAYS, Envelope, IdArg, Input, PageInfo
 from tasks_server.paging import Window
 from tasks_server.registry import tool
+from tasks_server.tools.changes import review_changes
 from tasks_server.tools.structure import SignalsPage, signals_page
 from tasks_server.views import TaskBrief
 
@@ -192,10 +193,15 @@ def _changes_page(
 def get_review_snapshot(
     ctx: ServerContext, args: GetReviewSnapshotInput
 ) -> GetReviewSnapshotOutput:
-    """Everything for a periodic review: metrics, signals, changes since N days (paged),
-    staleness, 7-day velocity. You write the report."""
-    found = review.review_snapshot(ctx.index, since_days=args.since_days, now=ctx.clock())
-    window = ctx.window(limit=args.limit, cursor=args.cursor, query=("review", args.since_days))
+    """Everything for a periodic review: metrics, signals, changes since N days (paged;
+    from git when the tree is in git, else from frontmatter and file times, so an editor's
+    save counts), staleness, 7-day velocity. You write the report."""
+    since, base = review_changes(ctx, args.since_days)
+    found = review.review_snapshot(
+        ctx.index, since_days=args.since_days, now=ctx.clock(), changes=since
+    )
+    query = ("review", args.since_days, base)
+    window = ctx.window(limit=args.limit, cursor=args.cursor, query=query)
     changes, next_cursor = _changes_page(ctx, found.changes_since, window)
     more = "Call get_review_snapshot with cursor=next_cursor for the rest of changes_since"
     result = GetReviewSnapshotOutput(

@@ -23,9 +23,18 @@ from graph.delta import (
     field_changes,
     tree_delta,
 )
+from graph.review import ChangesSince, changes_by_time, changes_from_delta
 from graph.windowing import window_named
 from storage.errors import HistoryError
-from storage.history import GitTree, TaskCommit, TreeState, TreeView, task_commits, tree_at
+from storage.history import (
+    EMPTY_TREE,
+    GitTree,
+    TaskCommit,
+    TreeState,
+    TreeView,
+    task_commits,
+    tree_at,
+)
 from storage.model import Task
 from storage.reading import parse_result
 from tasks_server.context import ServerContext
@@ -34,7 +43,14 @@ from tasks_server.models import MAX_SINCE_DAYS, Envelope, IdArg, Input, PageInfo
 from tasks_server.registry import tool
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow, to_view
 
-__all__ = ["Delta", "delta_between", "get_changes", "get_task_history", "open_git"]
+__all__ = [
+    "Delta",
+    "delta_between",
+    "get_changes",
+    "get_task_history",
+    "open_git",
+    "review_changes",
+]
 
 Revision = Annotated[str, Field(min_length=1, max_length=256)]
 PAGED = "This page's part (see limit, cursor)."
@@ -145,6 +161,25 @@ def delta_between(ctx: ServerContext, git: GitTree, since: str, until: str | Non
         until=_side(later, _differing(later)),
     )
     return Delta(found, earlier, later)
+
+
+def review_changes(ctx: ServerContext, since_days: float) -> tuple[ChangesSince, str | None]:
+    """The review's changes_since: from the delta since the last commit at or before the
+    cutoff when the tree is in git (the empty tree when the history is younger), else
+    from frontmatter and file times (a file time after the clock's now is not in the
+    window: a fixed clock gives the same answer after a checkout). Also the base commit
+    (None without git)."""
+    start = cutoff(ctx.clock(), since_days, "since_days")
+    try:
+        git = open_git(ctx)
+        base = git.commit_at(start) or EMPTY_TREE
+        found = delta_between(ctx, git, base, None)
+    except HistoryError:  # not in git, or no commit yet: the files' own times
+        now = ctx.clock()
+        times = {t.id: ctx.file_modified(t) for t in ctx.index.tasks()}
+        known = {i: when for i, when in times.items() if when is not None and when <= now}
+        return changes_by_time(ctx.index, start, known), None
+    return changes_from_delta(ctx.index, found.delta), base
 
 
 def resolve_since(ctx: ServerContext, git: GitTree, args: GetChangesInput) -> str:
