@@ -186,6 +186,35 @@ def run_new(args: argparse.Namespace, toolset: Toolset) -> None:
         print(path)
 
 
+def _every_page(toolset: Toolset, tool: str, arguments: dict[str, Any], lists: Any) -> Any:
+    """A paged result read to the end: each list in `lists` whole, the first page's rest."""
+    data = call(toolset, tool, {**arguments, "limit": ALL})
+    page = data
+    while page["next_cursor"] is not None:
+        page = call(toolset, tool, {**arguments, "limit": ALL, "cursor": page["next_cursor"]})
+        for name in lists:
+            data[name] = data[name] + page[name]
+    data["next_cursor"] = None
+    return data
+
+
+def run_diff(args: argparse.Namespace, toolset: Toolset) -> None:
+    from graph.delta import SECTIONS  # noqa: PLC0415
+    from tasks_server import render  # noqa: PLC0415
+
+    arguments = {"since_ref": args.since, "until_ref": args.until}
+    data = _every_page(toolset, "get_changes", arguments, SECTIONS)
+    emit(args, data, lambda: render.changes_view(data))
+
+
+def run_log(args: argparse.Namespace, toolset: Toolset) -> None:
+    from tasks_server import render  # noqa: PLC0415
+
+    data = _every_page(toolset, "get_task_history", {"task_id": args.task_id}, ["commits"])
+    data["count"] = len(data["commits"])
+    emit(args, data, lambda: render.history_view(data))
+
+
 def run_snapshot(args: argparse.Namespace, toolset: Toolset) -> None:
     from tasks_server import snapshot  # noqa: PLC0415
 
@@ -204,6 +233,8 @@ RUNNERS: dict[str, Runner] = {
     "bots": run_bots,
     "new": run_new,
     "snapshot": run_snapshot,
+    "diff": run_diff,
+    "log": run_log,
 }
 
 
