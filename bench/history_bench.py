@@ -1,0 +1,142 @@
+"""What a delta between two commits costs, against `git diff A B` as a whole process.
+
+    python -m bench.history_bench --sizes 10000,40000 --changed 100 --runs 15
+
+For each size, a seeded tree (`bench.generate`) is committed (A), `--changed` files get a
+priority edit and are committed again (B); the tree on disk is B. Printed, medians in ms:
+
+- `git diff A B`: the whole `git` process, as a shell would run it;
+- `get_changes A..B`: the whole answer in-process through `Toolset.run` (arguments checked,
+  revisions resolved, changed paths listed, old versions read and parsed, both states'
+  readiness and problems, the page built), and its ratio to `git diff`;
+- `get_changes A` (A against the files on disk, which `git diff` must stat);
+- reading the `--changed` old blobs three ways: `git cat-file --batch` (one process),
+  dulwich and pygit2 (when installed; neither is a dependency).
+
+Figures only, no assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.generate import generate_tree
+from storage.history import GitTree
+from tasks_server.toolset import open_toolset
+
+__all__ = ["main"]
+
+ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.org",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.org",
+}
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=root, env=ENV, capture_output=True, check=True)
+    return done.stdout.decode().strip()
+
+
+def median_ms(run: Callable[[], object], runs: int) -> float:
+    run()  # warm
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        run()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples) * 1000
+
+
+def build(root: Path, size: int, changed: int) -> tuple[str, str, list[str]]:
+    generate_tree(root, size)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "A")
+    first = git(root, "rev-parse", "HEAD")
+    edited = []
+    for path in sorted(root.rglob("*.md"))[:: max(1, size // changed)][:changed]:
+        text = path.read_text()
+        swapped = text.replace("\npriority: 1\n", "\npriority: 3\n", 1)
+        if swapped == text:
+            swapped = text.replace("\npriority: ", "\npriority: 1\n_was: ", 1)
+        path.write_text(swapped)
+        edited.append(path.relative_to(root).as_posix())
+    git(root, "commit", "-qam", "B")
+    return first, git(root, "rev-parse", "HEAD"), edited
+
+
+def blob_readers(root: Path, commit: str, paths: list[str]) -> dict[str, Callable[[], object]]:
+    readers: dict[str, Callable[[], object]] = {
+        "git cat-file --batch": lambda: GitTree.open(root).read([(commit, p) for p in paths])
+    }
+    try:
+        from dulwich.object_store import tree_lookup_path  # noqa: PLC0415
+        from dulwich.repo import Repo  # noqa: PLC0415
+
+        def dulwich_read() -> object:
+            repo = Repo(str(root))
+            tree = repo[commit.encode()].tree
+            return [
+                repo[tree_lookup_path(repo.__getitem__, tree, p.encode())[1]].data for p in paths
+            ]
+
+        readers["dulwich"] = dulwich_read
+    except ImportError:
+        pass
+    try:
+        import pygit2  # noqa: PLC0415
+
+        def pygit2_read() -> object:
+            repo = pygit2.Repository(str(root))
+            tree = repo.revparse_single(commit).peel(pygit2.Tree)
+            return [repo[tree[p].id].data for p in paths]
+
+        readers["pygit2"] = pygit2_read
+    except ImportError:
+        pass
+    return readers
+
+
+def bench_size(size: int, changed: int, runs: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        first, second, edited = build(root, size, changed)
+        toolset = open_toolset(root, watch=False)
+        try:
+            diff = median_ms(lambda: git(root, "diff", first, second), runs)
+            between = {"since_ref": first, "until_ref": second, "limit": 1000}
+            answer = median_ms(lambda: toolset.run("get_changes", between), runs)
+            outcome = toolset.run("get_changes", between).data
+            to_disk = median_ms(lambda: toolset.run("get_changes", {"since_ref": first}), runs)
+        finally:
+            toolset.context.close()
+        print(f"{size:>7,} tasks, {changed} files changed ({outcome['summary']['changed']} rows)")
+        print(f"  git diff A B (process)        {diff:8.1f} ms")
+        print(f"  get_changes A..B              {answer:8.1f} ms  ({answer / diff:.1f}x git diff)")
+        print(f"  get_changes A..disk           {to_disk:8.1f} ms")
+        for name, read in blob_readers(root, first, edited).items():
+            print(f"  read {changed} blobs: {name:<20} {median_ms(read, runs):8.1f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,40000")
+    parser.add_argument("--changed", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    for size in (int(s) for s in args.sizes.split(",")):
+        bench_size(size, args.changed, args.runs)
+
+
+if __name__ == "__main__":
+    main()
