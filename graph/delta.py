@@ -24,7 +24,7 @@ status became `done`, `reopened` those that were done or cancelled and are open 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime
@@ -32,7 +32,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph._store import KINDS, references
 from graph.changes import affected_region, standings
+from graph.cycles import parent_cycle_through
 from graph.index import TaskIndex
 from storage.model import TERMINAL_STATUSES, Task
 
@@ -46,6 +48,7 @@ __all__ = [
     "Side",
     "TreeDelta",
     "applied",
+    "cycles_through",
     "field_changes",
     "tree_delta",
 ]
@@ -218,26 +221,52 @@ def _changed_row(old: Task, new: Task) -> ChangedTask | None:
     return ChangedTask(task_id=new.id, fields=changes, body_changed=body_changed, path=moved)
 
 
-def _problems(index: TaskIndex, side: Side) -> dict[tuple[str, ...], ProblemRow]:
-    """Every structural problem of the state the index holds, keyed for comparison."""
-    rows = [
-        ProblemRow(kind="dependency_cycle", task_ids=c, detail="", path=None)
-        for c in index.dependency_cycles()
+def _row(kind: str, task_ids: Iterable[str], detail: str = "") -> ProblemRow:
+    return ProblemRow(kind=kind, task_ids=list(task_ids), detail=detail, path=None)
+
+
+def cycles_through(index: TaskIndex, ids: Iterable[str]) -> list[ProblemRow]:
+    """The dependency and parent cycles of the state the index holds that run through one
+    of `ids` (each once)."""
+    present = [i for i in ids if i in index]
+    dependency = {index.record(i).local.cycle for i in present}
+    parent = {parent_cycle_through(i, _existing_parent(index)) for i in present}
+    return [_row("dependency_cycle", c) for c in sorted(dependency) if c] + [
+        _row("parent_cycle", c) for c in sorted(parent) if c
     ]
-    rows += [
-        ProblemRow(kind="parent_cycle", task_ids=c, detail="", path=None)
-        for c in index.parent_cycles()
-    ]
-    for kind in ("parent", "depends_on", "soft_depends_on"):
-        for missing, sources in index.missing_references(kind).items():
-            rows += [
-                ProblemRow(kind=f"dangling_{kind}", task_ids=[s], detail=missing, path=None)
-                for s in sources
-            ]
-    rows += [
-        ProblemRow(kind="self_reference", task_ids=[t], detail=f, path=None)
-        for t, f in index.self_references()
-    ]
+
+
+def _existing_parent(index: TaskIndex) -> Callable[[str], str | None]:
+    def parent_of(task_id: str) -> str | None:
+        parent = index.require(task_id).parent
+        return parent if parent is not None and parent in index else None
+
+    return parent_of
+
+
+def _references_of(index: TaskIndex, ids: Iterable[str]) -> list[ProblemRow]:
+    """Dangling references and self-references that `ids` make, or that name one of them."""
+    rows = []
+    for kind in KINDS:
+        missing = index.missing_references(kind)
+        for task_id in ids:
+            task = index.get(task_id)
+            named = references(task, kind)
+            rows += [_row(f"dangling_{kind}", [task_id], t) for t in named if t in missing]
+            rows += [_row(f"dangling_{kind}", [s], task_id) for s in missing.get(task_id, ())]
+            if task_id in named:
+                rows.append(_row("self_reference", [task_id], kind))
+    return rows
+
+
+def _problems(
+    index: TaskIndex, side: Side, near: Collection[str]
+) -> dict[tuple[str, ...], ProblemRow]:
+    """The structural problems of the state the index holds that involve `near` (a cycle
+    through one, a reference one makes or that names one) and the side's file problems,
+    keyed for comparison. Any other problem involves only tasks and files that are the same
+    in both states, so it is in both or in neither: it cannot appear or go away."""
+    rows = cycles_through(index, near) + _references_of(index, near)
     rows += [
         ProblemRow(kind="duplicate_id", task_ids=[i], detail=", ".join(p), path=None)
         for i, p in side.duplicates.items()
@@ -247,6 +276,10 @@ def _problems(index: TaskIndex, side: Side) -> dict[tuple[str, ...], ProblemRow]
         for p, m in side.unparseable.items()
     ]
     return {_problem_key(row): row for row in rows}  # fmt: skip
+
+
+def _cycle_members(index: TaskIndex, ids: Iterable[str]) -> set[str]:
+    return {m for row in cycles_through(index, ids) for m in row.task_ids}
 
 
 def _problem_key(row: ProblemRow) -> tuple[str, ...]:
@@ -269,12 +302,12 @@ class _State:
 
 
 def _read_state(
-    index: TaskIndex, ids: Collection[str], region: Collection[str], side: Side
+    index: TaskIndex, ids: Collection[str], region: Collection[str], near: set[str], side: Side
 ) -> _State:
     return _State(
         tasks={i: index.get(i) for i in ids},
         standing=dict(standings(index, region)),
-        problems=_problems(index, side),
+        problems=_problems(index, side, near),
     )
 
 
@@ -284,13 +317,52 @@ def tree_delta(
     """The delta from `since` to `until`, two states given relative to `index`; `since`
     relative to `until` (its tasks are applied on top of `until`'s). `touched`: every id
     whose task may differ between the two (ids of the files that differ, either side).
-    The index is the same after as before."""
+    The sides' file problems need only cover the files and ids that differ.
+
+    Problems are read only around `touched`: a cycle that appears or goes away runs
+    through a touched task, or lies inside one (of the other state) that does; so the
+    members of the touched tasks' cycles in either state are read in both. The index is
+    the same after as before."""
     with applied(index, until.tasks):
-        region = affected_region(index, touched)
-        later = _read_state(index, touched, region, until)
+        region = _region(index, touched, since.tasks)
+        near = set(touched) | _cycle_members(index, touched)
         with applied(index, since.tasks):
-            earlier = _read_state(index, touched, region, since)
+            near |= _cycle_members(index, near)
+            earlier = _read_state(index, touched, region, near, since)
+        later = _read_state(index, touched, region, near, until)
     return _delta(earlier, later)
+
+
+def _standing_inputs(task: Task | None) -> tuple[str, str | None, tuple[str, ...]] | None:
+    """What of a task the standing of any task reads: whether it exists, its status, parent
+    and dependencies (a title, priority or body edit makes nothing ready or blocked)."""
+    return None if task is None else (task.status, task.parent, task.depends_on)
+
+
+def _relinked(
+    index: TaskIndex, touched: Collection[str], other: Mapping[str, Task | None]
+) -> list[str]:
+    """The touched ids whose standing inputs differ between the index and `other` (the
+    other state's task of each touched id): the only writes that can move a standing."""
+    return [
+        i
+        for i in touched
+        if _standing_inputs(index.get(i)) != _standing_inputs(other.get(i, index.get(i)))
+    ]
+
+
+def _region(
+    index: TaskIndex, touched: Collection[str], other: Mapping[str, Task | None]
+) -> set[str]:
+    """Every id whose standing can differ between the index's state and the other one:
+    the region of the writes that take the index there, and the parents the written tasks
+    have in the other state (a parent that gains an open child is no longer ready; the
+    write's own region holds only the parents they had before)."""
+    written = _relinked(index, touched, other)
+    region = affected_region(index, written)
+    theirs = (other.get(i) for i in written)
+    region.update(t.parent for t in theirs if t is not None and t.parent is not None)
+    return region
 
 
 def _delta(earlier: _State, later: _State) -> TreeDelta:
