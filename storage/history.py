@@ -1,10 +1,12 @@
 """A task tree's git history, read through the `git` command in batch mode.
 
 Every question costs a few `git` processes whose work grows with the change asked about,
-not with the tree: `git diff-tree`/`git diff --name-only` list the changed paths, one
-`git cat-file --batch` reads every old version needed, `git log --name-status -M` walks
-the commits of a task's history. (`bench/history_bench.py` measured this against dulwich and
-pygit2; the README says why the command won.)
+not with the tree: `git diff-tree --raw` lists the paths two commits differ in with the blob
+ids of both sides, one `git cat-file --batch` reads the blobs by id (no path lookup through
+the trees), `git log --name-status -M` walks the commits of a task's history. Comparing a
+commit with the files on disk is `storage.disk_diff`'s (whole once, then from the table's
+journal). (`bench/history_bench.py` measured this against dulwich and pygit2; the README
+says why the command won.)
 
 Paths are always relative to the task root (POSIX), whatever the repository's top level.
 Git runs with `GIT_OPTIONAL_LOCKS=0` (a read never takes the index lock an editor's `git
@@ -29,7 +31,7 @@ from typing import Protocol
 from storage.errors import HistoryError, NotInGit, UnknownRevision
 from storage.model import Task
 from storage.reading import parse_result, problem_result
-from storage.table import FileResult, Problem
+from storage.table import FileResult
 
 __all__ = [
     "EMPTY_TREE",
@@ -40,6 +42,7 @@ __all__ = [
     "TreeState",
     "TreeView",
     "results_at",
+    "results_of",
     "task_commits",
     "tree_at",
 ]
@@ -49,6 +52,8 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 _MAX_REVISION_CHARS = 256
 _RECORD, _UNIT = "\x1e", "\x1f"
+_RAW = ("--raw", "--no-abbrev", "-z", "--relative", "--no-renames")
+_OTHERS = ("--others", "--exclude-standard", "-z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,22 +129,39 @@ class GitTree:
         raw = _git(self.root, "show", "-s", f"--format=%H{_UNIT}%ct{_UNIT}%an{_UNIT}%s", sha)
         return _commit(raw)
 
-    def changed_paths(self, since: str, until: str | None) -> list[str]:
-        """Paths under the root whose content differs between two commits, or between a
-        commit and the files on disk (`until=None`: edits and untracked files included)."""
-        if until is None:
-            listed = self.run("diff", "--relative", "-z", "--name-only", "--no-renames", since)
-            listed += self.run("ls-files", "--others", "-z", "--", "*.md")
-        else:
-            args = ("diff-tree", "-r", "--relative", "-z", "--name-only", "--no-renames")
-            listed = self.run(*args, since, until)
-        return sorted({p for p in listed.decode("utf-8", "surrogateescape").split("\0") if p})
+    def differences(self, commit: str, other: str | None) -> dict[str, str | None]:
+        """Paths under the root whose content differs between `commit` and `other` (None:
+        the files on disk, edits and untracked files included, not those git ignores), each
+        with its blob id at `commit` (None: no such file there)."""
+        if other is None:
+            found = _raw_blobs(self.run("diff", *_RAW, commit))
+            for path in _names(self.run("ls-files", *_OTHERS, "--", "*.md")):
+                found.setdefault(path, None)
+            return found
+        return _raw_blobs(self.run("diff-tree", "-r", *_RAW, commit, other))
+
+    def untracked_ignored(self) -> set[str]:
+        """The `*.md` files on disk that git neither tracks nor would list (ignored)."""
+        return set(_names(self.run("ls-files", *_OTHERS, "--ignored", "--", "*.md")))
+
+    def ignored(self, paths: Iterable[str]) -> set[str]:
+        """Those of `paths` that git ignores (a tracked file never is)."""
+        listed = "".join(f"{path}\0" for path in paths).encode("utf-8", "surrogateescape")
+        if not listed:
+            return set()
+        found = _git_bytes(self.root, ("check-ignore", "--stdin", "-z"), listed, ok=(0, 1))
+        return set(_names(found))
 
     def read(self, names: Sequence[tuple[str, str]]) -> list[bytes | None]:
         """The content of each (commit, path) in one `git cat-file --batch` (None: absent)."""
+        return self.read_objects([f"{rev}:{self.prefix}{path}" for rev, path in names])
+
+    def read_objects(self, names: Sequence[str]) -> list[bytes | None]:
+        """The content of each object (a blob id, or `rev:path` from the top level) in one
+        `git cat-file --batch` (None: absent, or not a blob)."""
         if not names:
             return []
-        lines = "".join(f"{rev}:{self.prefix}{path}\n" for rev, path in names)
+        lines = "".join(f"{name}\n" for name in names)
         out = self.run("cat-file", "--batch", stdin=lines.encode("utf-8", "surrogateescape"))
         return _batch_contents(out, len(names))
 
@@ -152,7 +174,9 @@ class GitTree:
         return [_log_entry(chunk) for chunk in text.split(_RECORD) if chunk.strip("\0\n")]
 
 
-def _git_bytes(cwd: Path, args: Sequence[str], stdin: bytes | None = None) -> bytes:
+def _git_bytes(
+    cwd: Path, args: Sequence[str], stdin: bytes | None = None, ok: Sequence[int] = (0,)
+) -> bytes:
     env = {**os.environ, **_ENV}
     try:
         done = subprocess.run(
@@ -160,7 +184,7 @@ def _git_bytes(cwd: Path, args: Sequence[str], stdin: bytes | None = None) -> by
         )
     except OSError as exc:
         raise HistoryError(f"cannot run git: {exc.strerror or exc}") from exc
-    if done.returncode != 0:
+    if done.returncode not in ok:
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines() or ["failed"]
         raise HistoryError(f"git {args[0]}: {lines[0][:200]}")
     return done.stdout
@@ -168,6 +192,21 @@ def _git_bytes(cwd: Path, args: Sequence[str], stdin: bytes | None = None) -> by
 
 def _git(cwd: Path, *args: str) -> str:
     return _git_bytes(cwd, args).decode("utf-8", "surrogateescape").strip()
+
+
+def _names(out: bytes) -> list[str]:
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def _raw_blobs(out: bytes) -> dict[str, str | None]:
+    """Path → the first side's blob id (None: absent there) of a `--raw -z` diff, whose
+    records are `:mode mode blob blob status` then the path."""
+    tokens = out.decode("utf-8", "surrogateescape").split("\0")
+    found: dict[str, str | None] = {}
+    for header, path in zip(tokens[0::2], tokens[1::2], strict=False):
+        blob = header.split(" ")[2] if header.startswith(":") else ""
+        found[path] = None if not blob.strip("0") else blob
+    return found
 
 
 def _commit(raw: str) -> Commit:
@@ -235,16 +274,28 @@ def _result(path: str, data: bytes, max_bytes: int) -> FileResult:
     return parse_result(path, data, (0, len(data)))
 
 
+def results_of(
+    git: GitTree,
+    blobs: Mapping[str, str | None],
+    is_task_path: Callable[[str], bool],
+    max_bytes: int,
+) -> dict[str, FileResult | None]:
+    """Each path as the blob id beside it holds it: a parsed result, or None (no blob, or
+    the reader would not read that path: hidden, ignored)."""
+    wanted = [(p, blob) for p, blob in blobs.items() if blob is not None and is_task_path(p)]
+    found: dict[str, FileResult | None] = dict.fromkeys(blobs)
+    contents = git.read_objects([blob for _, blob in wanted])
+    for (path, _), data in zip(wanted, contents, strict=True):
+        found[path] = None if data is None else _result(path, data, max_bytes)
+    return found
+
+
 class TreeView(Protocol):
     """What a state of the tree answers: the file at a path, the paths claiming an id."""
 
     def result(self, path: str) -> FileResult | None: ...
 
     def paths_of(self, task_id: str) -> tuple[str, ...]: ...
-
-    def duplicates(self) -> dict[str, tuple[str, ...]]: ...
-
-    def file_problems(self) -> list[Problem]: ...
 
     def winner(self, task_id: str) -> Task | None: ...
 
@@ -278,7 +329,8 @@ class TreeState:
         return found.task if found is not None else None
 
     def touched_ids(self) -> set[str]:
-        """Ids of the tasks in the replaced files, here or in the base."""
+        """Ids of the tasks in the replaced files, here or in the base: the only ids whose
+        task, or whose set of claiming files, can differ between the two."""
         ids = set(self._claims)
         for path in self.replaced:
             before = self.base.result(path)
@@ -286,30 +338,30 @@ class TreeState:
                 ids.add(before.task.id)
         return ids
 
-    def duplicates(self) -> dict[str, tuple[str, ...]]:
-        candidates = set(self.base.duplicates()) | self.touched_ids()
-        found = {i: self.paths_of(i) for i in sorted(candidates)}
+    def duplicates_among(self, ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """Those of `ids` claimed by more than one file here, with every path, by id."""
+        found = {i: self.paths_of(i) for i in sorted(ids)}
         return {i: paths for i, paths in found.items() if len(paths) > 1}
 
-    def file_problems(self) -> list[Problem]:
-        kept = [p for p in self.base.file_problems() if p.path not in self.replaced]
-        own = [r.problem for r in self.replaced.values() if r is not None and r.problem]
-        return kept + own
+    def problems_among(self, paths: Iterable[str]) -> dict[str, str]:
+        """Those of `paths` whose file here could not be read as a task: path → message."""
+        results = ((p, self.result(p)) for p in sorted(paths))
+        return {p: r.problem.message for p, r in results if r is not None and r.problem}
 
 
 def tree_at(
     git: GitTree,
     base: TreeView,
-    base_commit: str | None,
+    base_commit: str,
     commit: str,
     *,
     is_task_path: Callable[[str], bool],
     max_bytes: int,
 ) -> TreeState:
-    """The tree at `commit`: `base` (the tree at `base_commit`; None: the files on disk)
-    with every file that differs put back as `commit` holds it."""
-    paths = git.changed_paths(commit, base_commit)
-    return TreeState(base, results_at(git, commit, paths, is_task_path, max_bytes))
+    """The tree at `commit`: `base` (the tree at `base_commit`) with every file that
+    differs put back as `commit` holds it (read by blob id: no path is looked up)."""
+    blobs = git.differences(commit, base_commit)
+    return TreeState(base, results_of(git, blobs, is_task_path, max_bytes))
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from graph.delta import (
 )
 from graph.review import ChangesSince, changes_by_time, changes_from_delta
 from graph.windowing import window_named
+from storage.disk_diff import disk_tree_at
 from storage.errors import HistoryError
 from storage.history import (
     EMPTY_TREE,
@@ -134,14 +135,17 @@ def open_git(ctx: ServerContext) -> GitTree:
     return GitTree.open(ctx.live.root)
 
 
-def _side(state: TreeView, tasks: dict[str, Task | None]) -> Side:
-    unparseable = {p.path: p.message for p in state.file_problems()}
-    return Side(tasks=tasks, duplicates=state.duplicates(), unparseable=unparseable)
+def _side(state: TreeState, tasks: dict[str, Task | None], ids: set[str], paths: set[str]) -> Side:
+    """The state's tasks that differ from the index, and its file problems among the ids and
+    paths that differ between the two states (no other file problem can differ)."""
+    return Side(
+        tasks=tasks,
+        duplicates=state.duplicates_among(ids),
+        unparseable=state.problems_among(paths),
+    )
 
 
-def _differing(state: TreeView) -> dict[str, Task | None]:
-    if not isinstance(state, TreeState):
-        return {}
+def _differing(state: TreeState) -> dict[str, Task | None]:
     return {task_id: state.winner(task_id) for task_id in state.touched_ids()}
 
 
@@ -150,15 +154,18 @@ def delta_between(ctx: ServerContext, git: GitTree, since: str, until: str | Non
     repository = ctx.live.repository
     check, most = repository.is_task_path, repository.max_bytes
     table = ctx.live.table
-    later: TreeView = table
+    later = TreeState(table, {})
     if until is not None:
-        later = tree_at(git, table, None, until, is_task_path=check, max_bytes=most)
-    earlier = tree_at(git, later, until, since, is_task_path=check, max_bytes=most)
+        later = disk_tree_at(git, table, until, is_task_path=check, max_bytes=most)
+        earlier = tree_at(git, later, until, since, is_task_path=check, max_bytes=most)
+    else:
+        earlier = disk_tree_at(git, table, since, is_task_path=check, max_bytes=most)
+    touched, paths = earlier.touched_ids(), set(earlier.replaced)
     found = tree_delta(
         ctx.index,
-        earlier.touched_ids(),
-        since=_side(earlier, _differing(earlier)),
-        until=_side(later, _differing(later)),
+        touched,
+        since=_side(earlier, _differing(earlier), touched, paths),
+        until=_side(later, _differing(later), touched, paths),
     )
     return Delta(found, earlier, later)
 
