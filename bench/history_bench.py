@@ -5,13 +5,17 @@
 For each size, a seeded tree (`bench.generate`) is committed (A), `--changed` files get a
 priority edit and are committed again (B); the tree on disk is B. Printed, medians in ms:
 
-- `git diff A B`: the whole `git` process, as a shell would run it;
-- `get_changes A..B`: the whole answer in-process through `Toolset.run` (arguments checked,
-  revisions resolved, changed paths listed, old versions read and parsed, both states'
-  readiness and problems, the page built), and its ratio to `git diff`;
-- `get_changes A` (A against the files on disk, which `git diff` must stat);
-- reading the `--changed` old blobs three ways: `git cat-file --batch` (one process),
-  dulwich and pygit2 (when installed; neither is a dependency).
+- `git diff A B`: the whole `git` process, as a shell would run it (timed in turn with the
+  next, so the shared machine's load weighs on both);
+- `get_changes A..B`: the whole answer in-process through `Toolset.run` on a watching server
+  (arguments checked, revisions resolved, changed paths listed, old versions read and
+  parsed, both states' readiness and problems, the page built), and its ratio to `git diff`;
+- its first call (the files on disk compared with B whole, once: `git diff` stats every
+  tracked file), and the same call on a server without a watcher (every call of every tool
+  then stats the tree to find edits);
+- `get_changes A` (A against the files on disk);
+- reading the `--changed` old blobs three ways, each by path and by blob id: `git cat-file
+  --batch` (one process), dulwich and pygit2 (when installed; neither is a dependency).
 
 Figures only, no assertions.
 """
@@ -76,8 +80,12 @@ def build(root: Path, size: int, changed: int) -> tuple[str, str, list[str]]:
 
 
 def blob_readers(root: Path, commit: str, paths: list[str]) -> dict[str, Callable[[], object]]:
+    """Ways to read `paths` as `commit` holds them: by path (a lookup through the commit's
+    trees) and by blob id (as a raw diff gives them)."""
+    ids = [i for i in GitTree.open(root).differences(commit, "HEAD").values() if i]
     readers: dict[str, Callable[[], object]] = {
-        "git cat-file --batch": lambda: GitTree.open(root).read([(commit, p) for p in paths])
+        "git cat-file, by path": lambda: GitTree.open(root).read([(commit, p) for p in paths]),
+        "git cat-file, by id": lambda: GitTree.open(root).read_objects(ids),
     }
     try:
         from dulwich.object_store import tree_lookup_path  # noqa: PLC0415
@@ -90,7 +98,12 @@ def blob_readers(root: Path, commit: str, paths: list[str]) -> dict[str, Callabl
                 repo[tree_lookup_path(repo.__getitem__, tree, p.encode())[1]].data for p in paths
             ]
 
-        readers["dulwich"] = dulwich_read
+        def dulwich_by_id() -> object:
+            repo = Repo(str(root))
+            return [repo[i.encode()].data for i in ids]
+
+        readers["dulwich, by path"] = dulwich_read
+        readers["dulwich, by id"] = dulwich_by_id
     except ImportError:
         pass
     try:
@@ -101,31 +114,76 @@ def blob_readers(root: Path, commit: str, paths: list[str]) -> dict[str, Callabl
             tree = repo.revparse_single(commit).peel(pygit2.Tree)
             return [repo[tree[p].id].data for p in paths]
 
-        readers["pygit2"] = pygit2_read
+        def pygit2_by_id() -> object:
+            repo = pygit2.Repository(str(root))
+            return [repo[i].data for i in ids]
+
+        readers["pygit2, by path"] = pygit2_read
+        readers["pygit2, by id"] = pygit2_by_id
     except ImportError:
         pass
     return readers
 
 
-def bench_size(size: int, changed: int, runs: int) -> None:
+def paired_ms(
+    one: Callable[[], object], other: Callable[[], object], runs: int
+) -> tuple[float, float]:
+    """Medians of two things timed in turn, so the shared machine's load weighs on both."""
+    one(), other()  # warm
+    samples: tuple[list[float], list[float]] = ([], [])
+    for _ in range(runs):
+        for run, found in ((one, samples[0]), (other, samples[1])):
+            started = time.perf_counter()
+            run()
+            found.append(time.perf_counter() - started)
+    return statistics.median(samples[0]) * 1000, statistics.median(samples[1]) * 1000
+
+
+def once_ms(run: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    run()
+    return (time.perf_counter() - started) * 1000
+
+
+def timed_answers(root: Path, first: str, second: str, runs: int) -> dict[str, float]:
+    """get_changes A..B and `git diff A B` timed in turn; the other figures."""
+    between = {"since_ref": first, "until_ref": second, "limit": 1000}
+    found: dict[str, float] = {}
+    toolset = open_toolset(root)
+    try:
+        found["first call"] = once_ms(lambda: toolset.run("get_changes", between))
+        found["A..B"], found["git diff"] = paired_ms(
+            lambda: toolset.run("get_changes", between),
+            lambda: git(root, "diff", first, second),
+            runs,
+        )
+        found["A..disk"] = median_ms(lambda: toolset.run("get_changes", {"since_ref": first}), runs)
+    finally:
+        toolset.context.close()
+    unwatched = open_toolset(root, watch=False)
+    try:
+        found["no watcher"] = median_ms(lambda: unwatched.run("get_changes", between), runs)
+    finally:
+        unwatched.context.close()
+    return found
+
+
+def bench_size(size: int, changed: int, runs: int) -> float:
+    """Print one size's figures; return get_changes A..B (ms)."""
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         first, second, edited = build(root, size, changed)
-        toolset = open_toolset(root, watch=False)
-        try:
-            diff = median_ms(lambda: git(root, "diff", first, second), runs)
-            between = {"since_ref": first, "until_ref": second, "limit": 1000}
-            answer = median_ms(lambda: toolset.run("get_changes", between), runs)
-            outcome = toolset.run("get_changes", between).data
-            to_disk = median_ms(lambda: toolset.run("get_changes", {"since_ref": first}), runs)
-        finally:
-            toolset.context.close()
-        print(f"{size:>7,} tasks, {changed} files changed ({outcome['summary']['changed']} rows)")
+        took = timed_answers(root, first, second, runs)
+        answer, diff = took["A..B"], took["git diff"]
+        print(f"{size:>7,} tasks, {changed} files changed")
         print(f"  git diff A B (process)        {diff:8.1f} ms")
         print(f"  get_changes A..B              {answer:8.1f} ms  ({answer / diff:.1f}x git diff)")
-        print(f"  get_changes A..disk           {to_disk:8.1f} ms")
+        print(f"  get_changes A..B, first call  {took['first call']:8.1f} ms")
+        print(f"  get_changes A..B, no watcher  {took['no watcher']:8.1f} ms")
+        print(f"  get_changes A..disk           {took['A..disk']:8.1f} ms")
         for name, read in blob_readers(root, first, edited).items():
-            print(f"  read {changed} blobs: {name:<20} {median_ms(read, runs):8.1f} ms")
+            print(f"  read {changed} blobs: {name:<22} {median_ms(read, runs):6.1f} ms")
+        return answer
 
 
 def main() -> None:
@@ -134,8 +192,10 @@ def main() -> None:
     parser.add_argument("--changed", type=int, default=100)
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-    for size in (int(s) for s in args.sizes.split(",")):
-        bench_size(size, args.changed, args.runs)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    answers = [bench_size(size, args.changed, args.runs) for size in sizes]
+    for size, answer in zip(sizes[1:], answers[1:], strict=True):
+        print(f"get_changes A..B at {size:,}: {answer / answers[0]:.1f}x the {sizes[0]:,} figure")
 
 
 if __name__ == "__main__":
