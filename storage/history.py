@@ -21,6 +21,7 @@ that differ put back as they were, so nothing outside the change is read or pars
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -53,6 +54,11 @@ _ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 _MAX_REVISION_CHARS = 256
 _RECORD, _UNIT = "\x1e", "\x1f"
 _RAW = ("--raw", "--no-abbrev", "-z", "--relative", "--no-renames")
+_OBJECT_ID = re.compile("[0-9a-f]{40}|[0-9a-f]{64}")
+_TREE_DIFFS: dict[tuple[str, str, str], dict[str, str | None]] = {}
+"""The last few diffs between two commits (by full id, so never stale): a planner asking
+again what changed since its last plan pays git's tree diff once."""
+_TREE_DIFFS_KEPT = 16
 _OTHERS = ("--others", "--exclude-standard", "-z")
 
 
@@ -138,7 +144,15 @@ class GitTree:
             for path in _names(self.run("ls-files", *_OTHERS, "--", "*.md")):
                 found.setdefault(path, None)
             return found
-        return _raw_blobs(self.run("diff-tree", "-r", *_RAW, commit, other))
+        key = (str(self.root), commit, other)
+        kept = _TREE_DIFFS.pop(key, None)
+        if kept is None:
+            kept = _raw_blobs(self.run("diff-tree", "-r", *_RAW, commit, other))
+        if _OBJECT_ID.fullmatch(commit) and _OBJECT_ID.fullmatch(other):
+            _TREE_DIFFS[key] = kept  # two objects' diff never changes: last asked, last out
+            while len(_TREE_DIFFS) > _TREE_DIFFS_KEPT:
+                del _TREE_DIFFS[next(iter(_TREE_DIFFS))]
+        return dict(kept)
 
     def untracked_ignored(self) -> set[str]:
         """The `*.md` files on disk that git neither tracks nor would list (ignored)."""
