@@ -17,7 +17,8 @@ priority edit and are committed again (B); the tree on disk is B. Printed, media
 - reading the `--changed` old blobs three ways, each by path and by blob id: `git cat-file
   --batch` (one process), dulwich and pygit2 (when installed; neither is a dependency).
 
-Figures only, no assertions.
+Last, get_changes A..B of every size timed in turn, for the ratio between sizes (the
+machine's load drifts over the minutes between sizes). Figures only, no assertions.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 
 from bench.generate import generate_tree
@@ -125,18 +128,17 @@ def blob_readers(root: Path, commit: str, paths: list[str]) -> dict[str, Callabl
     return readers
 
 
-def paired_ms(
-    one: Callable[[], object], other: Callable[[], object], runs: int
-) -> tuple[float, float]:
-    """Medians of two things timed in turn, so the shared machine's load weighs on both."""
-    one(), other()  # warm
-    samples: tuple[list[float], list[float]] = ([], [])
+def in_turn_ms(runs: int, *calls: Callable[[], object]) -> list[float]:
+    """Medians of several things timed in turn, so the shared machine's load weighs on all."""
+    for call in calls:
+        call()  # warm
+    samples: list[list[float]] = [[] for _ in calls]
     for _ in range(runs):
-        for run, found in ((one, samples[0]), (other, samples[1])):
+        for call, found in zip(calls, samples, strict=True):
             started = time.perf_counter()
-            run()
+            call()
             found.append(time.perf_counter() - started)
-    return statistics.median(samples[0]) * 1000, statistics.median(samples[1]) * 1000
+    return [statistics.median(found) * 1000 for found in samples]
 
 
 def once_ms(run: Callable[[], object]) -> float:
@@ -152,10 +154,10 @@ def timed_answers(root: Path, first: str, second: str, runs: int) -> dict[str, f
     toolset = open_toolset(root)
     try:
         found["first call"] = once_ms(lambda: toolset.run("get_changes", between))
-        found["A..B"], found["git diff"] = paired_ms(
+        found["A..B"], found["git diff"] = in_turn_ms(
+            runs,
             lambda: toolset.run("get_changes", between),
             lambda: git(root, "diff", first, second),
-            runs,
         )
         found["A..disk"] = median_ms(lambda: toolset.run("get_changes", {"since_ref": first}), runs)
     finally:
@@ -168,22 +170,32 @@ def timed_answers(root: Path, first: str, second: str, runs: int) -> dict[str, f
     return found
 
 
-def bench_size(size: int, changed: int, runs: int) -> float:
-    """Print one size's figures; return get_changes A..B (ms)."""
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
-        first, second, edited = build(root, size, changed)
-        took = timed_answers(root, first, second, runs)
-        answer, diff = took["A..B"], took["git diff"]
-        print(f"{size:>7,} tasks, {changed} files changed")
-        print(f"  git diff A B (process)        {diff:8.1f} ms")
-        print(f"  get_changes A..B              {answer:8.1f} ms  ({answer / diff:.1f}x git diff)")
-        print(f"  get_changes A..B, first call  {took['first call']:8.1f} ms")
-        print(f"  get_changes A..B, no watcher  {took['no watcher']:8.1f} ms")
-        print(f"  get_changes A..disk           {took['A..disk']:8.1f} ms")
-        for name, read in blob_readers(root, first, edited).items():
-            print(f"  read {changed} blobs: {name:<22} {median_ms(read, runs):6.1f} ms")
-        return answer
+def bench_size(root: Path, size: int, changed: int, runs: int) -> tuple[str, str]:
+    """Build a tree of `size` tasks at `root` and print its figures; its two commits."""
+    first, second, edited = build(root, size, changed)
+    took = timed_answers(root, first, second, runs)
+    answer, diff = took["A..B"], took["git diff"]
+    print(f"{size:>7,} tasks, {changed} files changed")
+    print(f"  git diff A B (process)        {diff:8.1f} ms")
+    print(f"  get_changes A..B              {answer:8.1f} ms  ({answer / diff:.1f}x git diff)")
+    print(f"  get_changes A..B, first call  {took['first call']:8.1f} ms")
+    print(f"  get_changes A..B, no watcher  {took['no watcher']:8.1f} ms")
+    print(f"  get_changes A..disk           {took['A..disk']:8.1f} ms")
+    for name, read in blob_readers(root, first, edited).items():
+        print(f"  read {changed} blobs: {name:<22} {median_ms(read, runs):6.1f} ms")
+    return first, second
+
+
+def across_sizes(trees: list[tuple[Path, str, str]], runs: int) -> list[float]:
+    """get_changes A..B of every tree, timed in turn (load drift between sizes cancels)."""
+    with ExitStack() as stack:
+        calls = []
+        for root, first, second in trees:
+            toolset = open_toolset(root)
+            stack.callback(toolset.context.close)
+            between = {"since_ref": first, "until_ref": second, "limit": 1000}
+            calls.append(partial(toolset.run, "get_changes", between))
+        return in_turn_ms(runs, *calls)
 
 
 def main() -> None:
@@ -193,9 +205,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    answers = [bench_size(size, args.changed, args.runs) for size in sizes]
-    for size, answer in zip(sizes[1:], answers[1:], strict=True):
-        print(f"get_changes A..B at {size:,}: {answer / answers[0]:.1f}x the {sizes[0]:,} figure")
+    with ExitStack() as stack:
+        trees = []
+        for size in sizes:
+            root = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            trees.append((root, *bench_size(root, size, args.changed, args.runs)))
+        answers = across_sizes(trees, args.runs)
+    print("get_changes A..B, the sizes timed in turn:")
+    for size, answer in zip(sizes, answers, strict=True):
+        print(f"  {size:>7,} tasks  {answer:8.1f} ms  ({answer / answers[0]:.1f}x)")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ The index holds one state (the tree on disk). Another state is given as the task
 differ from it (`Side.tasks`: id → its task there, or None where it is absent), so the cost
 of a delta grows with the change, never with the tree: the index takes the other state's
 tasks for the length of a `with applied(...)` block (at the price of an edit each way), its
-own readiness rules answer for both states, and it is put back exactly as it was.
+own readiness rules answer for both states, and it is put back exactly as it was. Problems
+and standings are read only where the change can reach (`tree_delta`).
 
 A task is matched by id, never by path: a moved file is a change with `path` in its row.
 Readiness sections hold only tasks present in both states; `completed` are tasks whose
@@ -149,7 +150,8 @@ class TreeDelta(BaseModel):
 class Side:
     """A state of the tree relative to the index: the tasks that differ (None: absent
     there), and its file-level problems (duplicate ids with their paths, unparseable files
-    with their messages)."""
+    with their messages): those of the ids and files that differ between the two states
+    are enough, as no other can appear or go away; more are harmless."""
 
     tasks: Mapping[str, Task | None] = field(default_factory=dict)
     duplicates: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
