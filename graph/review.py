@@ -6,12 +6,13 @@ Every list is in the task order (priority, order, id); times are measured agains
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph._time import check_now, cutoff, days_since
+from graph.delta import TreeDelta
 from graph.index import TaskIndex
 from graph.metrics import GraphMetrics, graph_metrics
 from graph.signals import StructuralSignals, structural_signals
@@ -24,6 +25,8 @@ __all__ = [
     "ReviewSnapshot",
     "Staleness",
     "Velocity",
+    "changes_by_time",
+    "changes_from_delta",
     "review_snapshot",
 ]
 
@@ -32,7 +35,9 @@ WEEK = timedelta(days=7)
 
 
 class ChangesSince(BaseModel):
-    """Task ids whose timestamp is at or after `now - since_days`."""
+    """Task ids created, completed and modified in the window: from git's delta when the
+    tree is in git (`changes_from_delta`), else from the later of each frontmatter time and
+    the file's own modification time (so an editor's save counts)."""
 
     model_config = _FROZEN
 
@@ -117,7 +122,59 @@ def _oldest_in_progress(index: TaskIndex, now: datetime) -> OldestInProgress | N
     return OldestInProgress(task=task_id, task_id=task_id, days_in_progress=days_since(when, now))
 
 
-def review_snapshot(index: TaskIndex, *, since_days: float, now: datetime) -> ReviewSnapshot:
+def _later(first: datetime | None, second: datetime | None) -> datetime | None:
+    if first is None or second is None:
+        return first or second
+    return max(first, second)
+
+
+def changes_by_time(
+    index: TaskIndex, start: datetime, file_times: Mapping[str, datetime]
+) -> ChangesSince:
+    """Created (frontmatter `created`), completed (`completed`, or for a done task the later
+    of it and the file's time) and modified (the later of `modified` and the file's time) at or
+    after `start`, each in the task order. `file_times`: id → the file's modification time.
+
+    >>> from datetime import UTC, datetime
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", status="done")])
+    >>> changes_by_time(index, datetime(2026, 1, 1, tzinfo=UTC),
+    ...                 {"a": datetime(2026, 1, 2, tzinfo=UTC)}).tasks_completed
+    ['a']
+    """
+    tasks = index.tasks()
+    file_time = file_times.get  # callers pass only times up to now
+
+    def completed(task: Task) -> datetime | None:
+        done = task.status == "done"
+        return _later(task.completed, file_time(task.id)) if done else task.completed
+
+    return ChangesSince(
+        tasks_created=_since(tasks, lambda t: t.created, start),
+        tasks_completed=_since(tasks, completed, start),
+        tasks_modified=_since(tasks, lambda t: _later(t.modified, file_time(t.id)), start),
+    )
+
+
+def changes_from_delta(index: TaskIndex, delta: TreeDelta) -> ChangesSince:
+    """changes_since read from a delta whose later state is the index: added tasks are
+    created, tasks whose status became done (or that were added done) completed, tasks
+    present before whose file changed modified; each in the task order."""
+    added_done = [i for i in delta.added if index.require(i).status == "done"]
+    return ChangesSince(
+        tasks_created=index.sorted_ids(delta.added),
+        tasks_completed=index.sorted_ids({*delta.completed, *added_done}),
+        tasks_modified=index.sorted_ids(row.task_id for row in delta.changed),
+    )
+
+
+def review_snapshot(
+    index: TaskIndex,
+    *,
+    since_days: float,
+    now: datetime,
+    changes: ChangesSince | None = None,
+) -> ReviewSnapshot:
     """Metrics, signals, changes since `now - since_days`, staleness and velocity.
 
     >>> from datetime import UTC, datetime
@@ -129,6 +186,9 @@ def review_snapshot(index: TaskIndex, *, since_days: float, now: datetime) -> Re
     >>> snap = review_snapshot(index, since_days=2, now=now)
     >>> snap.changes_since.tasks_created, snap.staleness.oldest_ready_task.days_ready
     (['a'], 1.0)
+
+    `changes` replaces the frontmatter-only changes_since (see `changes_by_time` and
+    `changes_from_delta`).
     """
     start = cutoff(check_now(now), since_days, "since_days")
     tasks = index.tasks()
@@ -138,11 +198,7 @@ def review_snapshot(index: TaskIndex, *, since_days: float, now: datetime) -> Re
         since_days=since_days,
         metrics=graph_metrics(index),
         signals=structural_signals(index),
-        changes_since=ChangesSince(
-            tasks_created=_since(tasks, lambda t: t.created, start),
-            tasks_completed=_since(tasks, lambda t: t.completed, start),
-            tasks_modified=_since(tasks, lambda t: t.modified, start),
-        ),
+        changes_since=changes or changes_by_time(index, start, {}),
         staleness=Staleness(
             oldest_ready_task=_oldest_ready(index, now),
             oldest_in_progress=_oldest_in_progress(index, now),

@@ -11,7 +11,11 @@
     ├── AlreadyExists(path)
     ├── TooLarge(path, size, limit)   a write over the file size cap, refused before writing
     ├── WouldNotLoad(path, detail)    a write whose file would not read back as the task
-    └── ImportFailed(source, detail)  an importer could not write its tree
+    ├── ImportFailed(source, detail)  an importer could not write its tree
+    └── HistoryError(detail)          the tree's git history cannot answer
+        ├── NotInGit(root)            the root is not inside a git work tree
+        └── UnknownRevision(rev, why) no such commit here (another repo's, or cut off by a
+                                      shallow clone)
 
 Bulk loading never raises these for one bad file: it returns the problems beside the tasks.
 """
@@ -21,14 +25,17 @@ from __future__ import annotations
 __all__ = [
     "AlreadyExists",
     "Conflict",
+    "HistoryError",
     "ImportFailed",
     "InvalidId",
     "NotATask",
+    "NotInGit",
     "ParseError",
     "PathOutsideRoot",
     "StorageError",
     "TaskNotFound",
     "TooLarge",
+    "UnknownRevision",
     "UnsafeFolder",
     "WouldNotLoad",
 ]
@@ -128,3 +135,20 @@ class WouldNotLoad(StorageError):
         super().__init__(f"{path} was not written: it would not read back as a task ({detail})")
         self.path = path
         self.detail = detail
+
+
+class HistoryError(StorageError):
+    """Git could not answer a question about the tree's history (one line, never a trace)."""
+
+
+class NotInGit(HistoryError):
+    def __init__(self, root: str) -> None:
+        super().__init__(f"the task root {root} is not inside a git work tree; revisions need git")
+        self.root = root
+
+
+class UnknownRevision(HistoryError):
+    def __init__(self, revision: str, why: str) -> None:
+        shown = revision if len(revision) <= 80 else revision[:79] + "…"
+        super().__init__(f"revision {shown!r}: {why}")
+        self.revision = revision

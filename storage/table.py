@@ -25,6 +25,10 @@ from storage.model import Task
 
 __all__ = ["Delta", "FileResult", "FileTable", "Problem", "ProblemKind"]
 
+_JOURNAL_MAX = 1 << 16
+"""Paths the journal keeps at most; past it the older half is forgotten (asking what changed
+since a version that old answers None: compare the whole tree again)."""
+
 ProblemKind = Literal[
     "parse_error",
     "not_utf8",
@@ -92,11 +96,15 @@ class Delta:
 
 
 class FileTable:
-    """Files by path, and for each id the sorted paths that claim it."""
+    """Files by path, and for each id the sorted paths that claim it; and a journal of the
+    paths `put` or `drop`ped, so a reader that compared the table with something else at one
+    `version` can later redo only the paths that changed since (`changed_since`)."""
 
     def __init__(self) -> None:
         self.files: dict[str, FileResult] = {}
         self._paths_by_id: dict[str, list[str]] = {}
+        self._journal: list[str] = []
+        self._forgotten = 0  # journal entries dropped from its start
 
     @classmethod
     def of(cls, results: Iterable[FileResult]) -> FileTable:
@@ -121,6 +129,40 @@ class FileTable:
     def __len__(self) -> int:
         return len(self.files)
 
+    @property
+    def version(self) -> int:
+        """How many times a path was put or dropped since the table was made."""
+        return self._forgotten + len(self._journal)
+
+    def changed_since(self, version: int) -> set[str] | None:
+        """The paths put or dropped since `version` (None: too long ago to know).
+
+        >>> table = FileTable()
+        >>> start = table.version
+        >>> _ = table.put(FileResult("a.md", (1, 1))); _ = table.drop("b.md")
+        >>> sorted(table.changed_since(start) or ()), table.changed_since(table.version)
+        (['a.md', 'b.md'], set())
+        """
+        start = version - self._forgotten
+        if start < 0 or version > self.version:
+            return None
+        return set(self._journal[start:])
+
+    def _note(self, path: str) -> None:
+        self._journal.append(path)
+        if len(self._journal) > _JOURNAL_MAX:
+            half = len(self._journal) // 2
+            del self._journal[:half]
+            self._forgotten += half
+
+    def result(self, path: str) -> FileResult | None:
+        """What the file at `path` holds (None: no such file)."""
+        return self.files.get(path)
+
+    def paths_of(self, task_id: str) -> tuple[str, ...]:
+        """The sorted paths that claim `task_id` (the first one wins)."""
+        return tuple(self._paths_by_id.get(task_id, ()))
+
     def winner(self, task_id: str) -> Task | None:
         paths = self._paths_by_id.get(task_id)
         return self._task_at(paths[0]) if paths else None
@@ -144,6 +186,7 @@ class FileTable:
 
     def drop(self, path: str) -> Delta:
         """Forget a file (deleted, or about to be re-read)."""
+        self._note(path)
         old = self.files.pop(path, None)
         if old is None or old.task is None:
             return Delta()

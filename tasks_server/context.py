@@ -103,7 +103,11 @@ class ServerContext:
 
     def briefs(self, ids: Iterable[str]) -> list[TaskBrief]:
         require = self.index.require
-        tasks = [require(i) for i in ids]
+        return self.task_briefs([require(i) for i in ids])
+
+    def task_briefs(self, tasks: list[Task]) -> list[TaskBrief]:
+        """The briefs of `tasks` (of the index or of another state of the tree), claims
+        shown against the clock."""
         rows = self.brief_cache.of(tasks)
         if any(CLAIMED_BY in task.extra for task in tasks):  # a lease runs out by the clock
             now = self.clock()

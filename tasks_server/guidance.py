@@ -45,6 +45,8 @@ ACTION_HELP = {  # every task tool (a meta-test keeps it whole); bot tools name 
     "get_review_snapshot": "changes, staleness and velocity since N days",
     "get_structural_signals": "cycles, dangling references, load problems",
     "get_index_stats": "index counts, root, load problems",
+    "get_changes": "what changed between two git revisions, or since one",
+    "get_task_history": "the commits that changed a task, with field changes",
     "create_task": "write a new task",
     "update_task": "change fields of a task",
     "complete_task": "mark a task done",

@@ -29,7 +29,7 @@ from tasks_server.models import Input
 from tasks_server.paging import open_window
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskBrief, TaskView
 
-__all__ = ["MAX_PAGE", "Limit", "Listing", "PageArgs", "TaskListArgs", "page"]
+__all__ = ["MAX_PAGE", "Limit", "Listing", "PageArgs", "Rows", "TaskListArgs", "page"]
 
 MAX_PAGE = 1000
 """The largest page any tool gives."""
@@ -67,9 +67,11 @@ class Listing(Generic[M]):
     """What a paged tool's handler returns.
 
     `hidden` lists are left out of the pages (their totals still count them); `rows` turns a
-    page's ids into the rows the output holds when they are not task views; `more` replaces
-    the guidance's next action while pages remain; `shape` moves page values where the
-    output nests them under other names.
+    page's ids into the rows the output holds when they are not task views of the index (rows
+    it builds pass through as they are); `more` replaces the guidance's next action while
+    pages remain; `shape` moves page values where the output nests them under other names;
+    `key` is what else the answer was read from, outside the arguments (the commit a
+    revision named): a cursor cut under another key is refused.
     """
 
     sections: Sections
@@ -78,6 +80,7 @@ class Listing(Generic[M]):
     rows: Rows | None = None
     hidden: frozenset[str] = frozenset()
     shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    key: object = None
 
 
 class TaskListArgs(PageArgs):
@@ -94,9 +97,10 @@ def page(ctx: ServerContext, tool: str, args: BaseModel, listing: Listing[M], ta
     if not isinstance(args, PageArgs):
         raise TypeError(f"{tool} returns a Listing, but its input has no limit and cursor")
     generation = ctx.live.generation
-    window = open_window(
-        limit=args.limit, cursor=args.cursor, query=(tool, args.selection()), generation=generation
-    )
+    query: tuple[object, ...] = (tool, args.selection())
+    if listing.key is not None:
+        query += (listing.key,)
+    window = open_window(limit=args.limit, cursor=args.cursor, query=query, generation=generation)
     values = _page_values(ctx, args, listing, window.offset, window.limit)
     next_cursor = window.next_cursor(values["total"])
     guidance = listing.guidance
@@ -159,6 +163,8 @@ def _rows(ctx: ServerContext, annotation: Any, value: Any, args: PageArgs) -> An
     kind = _task_kind(annotation)
     if kind is None or value is None or isinstance(value, BaseModel):
         return value  # not task rows, or a row already built (the task view of a fact)
+    if isinstance(value, list) and value and isinstance(value[0], BaseModel):
+        return value  # rows a Listing's `rows` built (tasks not in the index)
     if isinstance(value, str):
         return ctx.briefs([value])[0]
     if not value:

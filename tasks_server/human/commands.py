@@ -176,6 +176,22 @@ def run_new(args: argparse.Namespace, toolset: Toolset) -> None:
         print(path)
 
 
+def run_diff(args: argparse.Namespace, toolset: Toolset) -> None:
+    arguments = {"since_ref": args.since, "until_ref": args.until}
+    data = snapshot.merge_pages(pages(toolset, "get_changes", _given(arguments)))
+    emit(args, data, lambda: render.changes_view(data))
+
+
+def run_log(args: argparse.Namespace, toolset: Toolset) -> None:
+    data = snapshot.merge_pages(pages(toolset, "get_task_history", {"task_id": args.task_id}))
+    data["count"] = len(data["commits"])
+    emit(args, data, lambda: render.history_view(data))
+
+
+def _given(arguments: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in arguments.items() if value is not None}
+
+
 def run_snapshot(args: argparse.Namespace, toolset: Toolset) -> None:
 
     sys.stdout.write(snapshot.dumps(snapshot.tree_facts(toolset)))
@@ -193,6 +209,8 @@ RUNNERS: dict[str, Runner] = {
     "bots": run_bots,
     "new": run_new,
     "snapshot": run_snapshot,
+    "diff": run_diff,
+    "log": run_log,
 }
 
 

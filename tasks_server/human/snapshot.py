@@ -5,6 +5,10 @@ metrics, readiness with reasons, topology and scoring factors (ages and `ready_d
 the clock), structural signals, and the review's changes, staleness and velocity. Every list
 is whole (all pages); cursors, counts of a page and guidance are left out, and nothing
 depends on where the tree lives or when its files were written to disk.
+
+Every per-task section is keyed by task id (ids sorted) and every float rounded to 4
+places, so an edit changes the lines of the tasks it touched and not the order of the
+rest: one priority edit is a handful of lines naming the task, never a reordered list.
 """
 
 from __future__ import annotations
@@ -17,9 +21,20 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tasks_server.toolset import Toolset
 
-__all__ = ["CallFailed", "dumps", "load", "merge_pages", "pages", "tree_facts"]
+__all__ = [
+    "CallFailed",
+    "by_id",
+    "describe_changes",
+    "dumps",
+    "load",
+    "merge_pages",
+    "pages",
+    "rounded",
+    "tree_facts",
+]
 
 REVIEW_DAYS = 7
+DIGITS = 4
 PAGE = 1000
 _NOT_FACTS = frozenset({"success", "guidance", "count", "total", "next_cursor"})
 
@@ -66,25 +81,87 @@ def _whole(toolset: Toolset, tool: str, **arguments: Any) -> dict[str, Any]:
     return _facts(merge_pages(pages(toolset, tool, arguments)))
 
 
+def _row_id(row: dict[str, Any]) -> str:
+    return str(row["id"] if "id" in row else row["task"]["id"])
+
+
+def by_id(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Task rows keyed by id, ids sorted (a row's own `id` key left out).
+
+    >>> by_id([{"id": "b", "p": 1}, {"id": "a", "p": 2}])
+    {'a': {'p': 2}, 'b': {'p': 1}}
+    """
+    keyed = {_row_id(row): {k: v for k, v in row.items() if k != "id"} for row in rows}
+    return dict(sorted(keyed.items()))
+
+
+def rounded(value: Any) -> Any:
+    """`value` with every float rounded to `DIGITS` places, at any depth."""
+    if isinstance(value, float):
+        return round(value, DIGITS)
+    if isinstance(value, dict):
+        return {key: rounded(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [rounded(item) for item in value]
+    return value
+
+
+def _metrics(data: dict[str, Any]) -> dict[str, Any]:
+    facts = _facts(data)
+    stats = facts["dependency_stats"]
+    rows = stats["tasks_with_high_out_degree"]
+    return {**facts, "dependency_stats": {**stats, "tasks_with_high_out_degree": by_id(rows)}}
+
+
 def tree_facts(toolset: Toolset) -> dict[str, Any]:
-    """The tree's facts at the toolset's clock."""
+    """The tree's facts at the toolset's clock, per-task sections keyed by id."""
     metrics = toolset.run("get_graph_metrics", {})
     review = _whole(toolset, "get_review_snapshot", since_days=REVIEW_DAYS)
-    return {
+    changes = review["changes_since"]
+    factors = _whole(toolset, "get_task_scoring_factors", ready_only=False, include_done=True)
+    facts = {
         "now": toolset.context.clock().isoformat(),
-        "metrics": _facts(metrics.data),
-        "ready": _whole(toolset, "get_ready_tasks")["tasks"],
-        "blocked": _whole(toolset, "get_blocked_tasks")["tasks"],
-        "topology": _whole(toolset, "get_tasks_with_topology")["tasks"],
-        "scoring_factors": _whole(
-            toolset, "get_task_scoring_factors", ready_only=False, include_done=True
-        )["tasks"],
+        "metrics": _metrics(metrics.data),
+        "ready": by_id(_whole(toolset, "get_ready_tasks")["tasks"]),
+        "blocked": by_id(_whole(toolset, "get_blocked_tasks")["tasks"]),
+        "topology": by_id(_whole(toolset, "get_tasks_with_topology")["tasks"]),
+        "scoring_factors": by_id(factors["tasks"]),
         "signals": _whole(toolset, "get_structural_signals"),
         "review": {
             "since_days": REVIEW_DAYS,
-            **{key: review[key] for key in ("changes_since", "staleness", "velocity")},
+            "changes_since": {
+                k: by_id(v) if isinstance(v, list) else v for k, v in changes.items()
+            },
+            **{key: review[key] for key in ("staleness", "velocity")},
         },
     }
+    return dict(rounded(facts))
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def describe_changes(old: Any, new: Any, path: str = "") -> list[str]:
+    """What differs between two facts, one line per changed value, named by its path (per-task
+    sections are keyed by id, so a path names the task): `ready.wx-1.priority: 2 → 3`.
+
+    >>> describe_changes({"ready": {"a": {"p": 2}, "b": {}}}, {"ready": {"a": {"p": 3}}})
+    ['ready.a.p: 2 → 3', 'ready.b: gone (was {})']
+    """
+    if isinstance(old, dict) and isinstance(new, dict):
+        lines: list[str] = []
+        for key in [*old, *(k for k in new if k not in old)]:
+            where = f"{path}.{key}" if path else str(key)
+            if key not in new:
+                lines.append(f"{where}: gone (was {_shown(old[key])})")
+            elif key not in old:
+                lines.append(f"{where}: new ({_shown(new[key])})")
+            else:
+                lines.extend(describe_changes(old[key], new[key], where))
+        return lines
+    return [] if old == new else [f"{path}: {_shown(old)} → {_shown(new)}"]
 
 
 def dumps(facts: dict[str, Any]) -> str:

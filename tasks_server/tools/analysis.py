@@ -23,6 +23,7 @@ from tasks_server.guidance import guide
 from tasks_server.listing import Limit, Listing, PageArgs
 from tasks_server.models import MAX_SINCE_DAYS, Envelope, IdArg, Input, PageInfo
 from tasks_server.registry import tool
+from tasks_server.tools.changes import review_changes
 from tasks_server.tools.structure import SignalsPage, signals_listing
 from tasks_server.views import TaskBrief
 
@@ -173,9 +174,13 @@ class GetReviewSnapshotOutput(Envelope):
 def get_review_snapshot(
     ctx: ServerContext, args: GetReviewSnapshotInput
 ) -> Listing[GetReviewSnapshotOutput]:
-    """Everything for a periodic review: metrics, signals, changes since N days (paged),
-    staleness, 7-day velocity. You write the report."""
-    found = review.review_snapshot(ctx.index, since_days=args.since_days, now=ctx.clock())
+    """Everything for a periodic review: metrics, signals, changes since N days (paged;
+    from git when the tree is in git, else from frontmatter and file times, so an editor's
+    save counts), staleness, 7-day velocity. You write the report."""
+    since, base = review_changes(ctx, args.since_days)
+    found = review.review_snapshot(
+        ctx.index, since_days=args.since_days, now=ctx.clock(), changes=since
+    )
     facts = {
         "timestamp": found.timestamp,
         "metrics": found.metrics,
@@ -191,6 +196,7 @@ def get_review_snapshot(
             ["get_blocked_tasks", "get_structural_signals", "get_ready_tasks"],
         ),
         more="Call get_review_snapshot with cursor=next_cursor for the rest of changes_since",
+        key=base,
     )
 
 

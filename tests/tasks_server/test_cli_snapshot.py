@@ -3,6 +3,7 @@ that lets another project keep its own task tree under snapshot tests."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import shutil
@@ -17,6 +18,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from tasks_server.human.snapshot import by_id, rounded
 from tests.conftest import DATA, REPO
 
 SCRIPT = Path(sys.executable).with_name("tasks-server")
@@ -38,7 +40,7 @@ def snapshot_of(root: Path, *args: str, **env: str) -> str:
 
 
 def ready_days(facts: dict[str, Any]) -> dict[str, Any]:
-    return {row["id"]: row["ready_days"] for row in facts["topology"] if row["ready_days"]}
+    return {i: row["ready_days"] for i, row in facts["topology"].items() if row["ready_days"]}
 
 
 def test_two_snapshots_at_the_same_now_are_byte_identical(example_root: Path) -> None:
@@ -47,7 +49,8 @@ def test_two_snapshots_at_the_same_now_are_byte_identical(example_root: Path) ->
     facts = json.loads(first)
     assert facts["now"] == "2026-11-22T12:00:00+00:00"
     assert facts["metrics"]["total_tasks"] == 50 and len(facts["ready"]) == 5
-    blocked = {row["task"]["id"]: row for row in facts["blocked"]}
+    blocked = facts["blocked"]  # keyed by task id, as every per-task section
+    assert list(blocked) == sorted(blocked)
     assert blocked["wx-ec7ac8ad"]["unmet_dependencies"] == ["wx-2399d29d"]
     assert len(facts["topology"]) == len(facts["scoring_factors"]) == 50
     assert set(facts["review"]) == {"since_days", "changes_since", "staleness", "velocity"}
@@ -89,7 +92,7 @@ def test_call_takes_the_fixed_clock_too(example_root: Path) -> None:
     done = run("call", "get_tasks_with_topology", "--root", str(example_root), "--now", NOW)
     facts = json.loads(snapshot_of(example_root, "--now", NOW))
     rows = json.loads(done.stdout)["tasks"]
-    assert ready_days({"topology": rows}) == ready_days(facts)
+    assert ready_days({"topology": rounded(by_id(rows))}) == ready_days(facts)
 
 
 @pytest.mark.anyio
@@ -103,7 +106,8 @@ async def test_serve_takes_the_fixed_clock(example_root: Path) -> None:
         result = await client.call_tool("get_tasks_with_topology", {"limit": 100})
     assert result.structured_content is not None
     facts = json.loads(snapshot_of(example_root, "--now", LATER))
-    assert ready_days({"topology": result.structured_content["tasks"]}) == ready_days(facts)
+    rows = result.structured_content["tasks"]
+    assert ready_days({"topology": rounded(by_id(rows))}) == ready_days(facts)
 
 
 # --- the pytest plugin, used the way another project would use it ------------------------
@@ -171,6 +175,27 @@ def test_another_project_keeps_its_tree_under_snapshot_tests_with_the_plugin(
     task.write_text(task.read_text().replace("status: active", "status: done"))
     changed = pytest_in(project, env)
     assert changed.returncode == 1 and "test_our_tree_keeps_its_shape" in changed.stdout
+    assert "differ from the stored snapshot" in changed.stdout  # the semantic delta first
+    assert 'topology.wx-6ca4a1a9.status: "active" → "done"' in changed.stdout
+    assert "ready.wx-6ca4a1a9: gone" in changed.stdout
+
+
+def test_one_priority_edit_on_a_600_task_tree_changes_at_most_12_lines(tmp_path: Path) -> None:
+    from bench.generate import generate_tree  # noqa: PLC0415 - the seeded generator
+
+    root = tmp_path / "tree"
+    generate_tree(root, 600)
+    before = snapshot_of(root, "--now", NOW).splitlines()
+    task = next(p for p in sorted(root.rglob("*.md")) if "\npriority: 2" in p.read_text())
+    task.write_text(task.read_text().replace("\npriority: 2", "\npriority: 3", 1))
+    after = snapshot_of(root, "--now", NOW).splitlines()
+    changed = [
+        line
+        for line in difflib.unified_diff(before, after, lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    assert 0 < len(changed) <= 12, changed
+    assert all("priority" in line for line in changed), changed
 
 
 def test_the_plugin_without_a_configured_tree_says_what_to_set(tmp_path: Path) -> None:

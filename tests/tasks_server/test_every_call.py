@@ -27,6 +27,7 @@ from tasks_server.edge.schemas import input_schema, output_schema
 from tasks_server.guidance import ACTION_HELP
 from tasks_server.toolset import open_toolset
 from tasks_server.views import BRIEF_FIELDS, CLAIM_FIELDS
+from tests.gitrepo import commit_all, init
 from tests.tasks_server.conftest import error_of, make_server
 from tests.tasks_server.schema_lint import findings
 
@@ -51,6 +52,8 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
     "decompose_task": {"task_id": "wx-dc36fc90", "children": [{"title": "Sub"}]},
     "reorder_children": {"parent_id": "wx-84e61ceb", "order": []},
     "delete_task": {"task_id": "grant-c85990d2"},
+    "get_changes": {"since_ref": "HEAD"},
+    "get_task_history": {"task_id": "wx-6ca4a1a9"},
     "story_bot_tool": {"project": "story-meta", "project_title": "Meta story"},
     "triage_bot_tool": {"project": "triage-meta", "project_title": "Meta triage"},
 }
@@ -113,6 +116,7 @@ class Session:
 async def test_every_listed_tool_succeeds_and_fails_cleanly_for_every_session(
     example_root: Path, shape: str
 ) -> None:
+    commit_all(init(example_root), "the example tree")  # get_changes reads git
     server = make_server(example_root, **SESSIONS[shape])
     known = set(server.toolset.specs)
     async with Client(server) as client:

@@ -2,7 +2,8 @@
 
 States: a task that is ready, one that is blocked, one done, one in progress (each tool that
 takes a task is called on it), and errors (every tool with an unknown argument, every task
-tool with an unknown id, a bad cursor). On every answer:
+tool with an unknown id, a bad cursor; the git tools outside git, and in git with pages to
+follow). On every answer:
 
 - `current_state` is set, and for a tool reporting one task it is that task's real state;
 - `next_action` starts with a verb and names a tool this session lists (when one is open);
@@ -26,6 +27,7 @@ from mcp import Client
 from graph.index import TaskIndex
 from storage.model import TERMINAL_STATUSES
 from tasks_server.edge.server import TasksServer
+from tests.gitrepo import commit_all, init
 from tests.tasks_server.conftest import error_of, make_server
 from tests.tasks_server.test_every_call import ARGUMENTS, SESSIONS
 
@@ -178,3 +180,36 @@ async def test_every_other_tool_and_every_error_guides_by_the_rules(
         await client.__aexit__(None, None, None)
         server.context.close()
     assert walk.checked > len(walk.listed)
+
+
+NEW_TASK = "---\nid: {id}\ntitle: New {id}\nstatus: active\n---\n"
+
+
+@pytest.mark.parametrize("shape", ["all", "allowlist", "editor", "planner"])
+async def test_the_git_tools_guide_by_the_rules_on_a_tree_in_git(
+    example_root: Path, shape: str
+) -> None:
+    commit_all(init(example_root), "the example tree")
+    for task_id in ("zz-new-1", "zz-new-2"):  # two added tasks: a second page to follow
+        (example_root / f"{task_id}.md").write_text(NEW_TASK.format(id=task_id))
+    server, client, walk = await open_walk(example_root, shape)
+    calls = {
+        "get_changes": {"since_ref": "HEAD", "limit": 1},
+        "get_task_history": {"task_id": STATES["ready"], "limit": 1},
+    }
+    try:
+        for tool in sorted(walk.listed & set(calls)):
+            first = await walk.call(tool, calls[tool])
+            assert first["success"] is True, first
+            if tool == "get_changes":  # two added tasks, one a page
+                assert first["next_cursor"] and first["guidance"]["next_action"].startswith(
+                    "Call get_changes with cursor"
+                )
+                await walk.call(tool, {**calls[tool], "cursor": first["next_cursor"]})
+            await walk.call(tool, {**calls[tool], "cursor": "garbage"})
+        if "get_changes" in walk.listed:
+            await walk.call("get_changes", {"since_ref": "no-such-revision"})
+    finally:
+        await client.__aexit__(None, None, None)
+        server.context.close()
+    assert walk.checked >= 2

@@ -19,6 +19,7 @@ from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
 
 from tasks_server.toolset import open_toolset
+from tests.gitrepo import commit_all, init
 from tests.tasks_server.test_every_call import ARGUMENTS, walk_order
 
 pytestmark = pytest.mark.anyio
@@ -31,6 +32,7 @@ def stdio(root: Path) -> StdioTransport:
 async def test_fastmcp_reads_every_tools_result_into_the_types_its_schema_describes(
     example_root: Path,
 ) -> None:
+    commit_all(init(example_root), "the example tree")  # get_changes reads git
     async with Client(stdio(example_root)) as client:
         names = [tool.name for tool in await client.list_tools()]
         for name in walk_order(names):

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DATA, REPO, write
+from tests.gitrepo import commit_all, init
 
 SCRIPT = Path(sys.executable).with_name("tasks-server")
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -101,6 +102,9 @@ def _value(word: str, before: str, tmp: Path, n: int) -> str:
         "TOOL": "get_graph_metrics",
         "JSON": "{}",
         "ID": "pipe-a84567f9",
+        "TASK_ID": "pipe-a84567f9",
+        "REV_A": "HEAD",
+        "REV_B": "HEAD",
         "P": "pipe",
         "ISO": "2026-11-22T12:00:00Z",
         "FILE.jsonl": str(beads(tmp)),
@@ -138,6 +142,8 @@ def test_a_readme_command_runs_on_a_fresh_tree(command: str, tmp_path: Path) -> 
     shutil.copytree(DATA, root)
     env = {**os.environ, "TASKS_ROOT": str(root)}
     args = [word for word in fill(command, tmp_path, 0) if word]
+    if args[0] in ("diff", "log"):  # they read the tree's git history
+        commit_all(init(root), "the example tree")
     done = subprocess.run(
         [str(SCRIPT), *args],
         env=env,

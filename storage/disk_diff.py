@@ -1,0 +1,130 @@
+"""The tree at a commit, seen from the files on disk, at the cost of what changed since the
+last time it was asked.
+
+The tree at commit X is the file table (the tree on disk as the reader holds it) with the
+files that differ put back as X holds them. Telling which files differ means comparing the
+whole tree with X once (`git diff` stats every tracked file, `git ls-files --others` walks
+every folder); after that the table's journal says which paths were put or dropped since,
+and only those are compared again: the table plays the part git's fsmonitor plays for
+`git status`. One comparison is kept per (table, commit), the last few commits asked.
+
+A path differs when the table and X hold different contents for it (parsed: the task and
+the problem), except a file on disk that X lacks and git ignores (untracked and matching a
+`.gitignore`): ignored files belong to no revision, so they count the same in both states.
+Whether a path is ignored can change without the table knowing (a `.gitignore` edit, a
+`git add`), so the paths whose answer rests on it are asked again each time (`git
+check-ignore`, only when there are any: new files not yet committed).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from storage.history import GitTree, TreeState, results_at, results_of
+from storage.table import FileResult, FileTable
+
+__all__ = ["DiskDiff", "disk_tree_at", "same_content"]
+
+_KEPT_PER_TABLE = 8
+_Key = tuple[str, str, int, Callable[[str], bool]]
+_KNOWN: weakref.WeakKeyDictionary[FileTable, dict[_Key, DiskDiff]] = weakref.WeakKeyDictionary()
+
+
+def same_content(one: FileResult | None, other: FileResult | None) -> bool:
+    """True when two reads of a path hold the same task and problem (or both nothing)."""
+    if one is None or other is None:
+        return one is other
+    return one.task == other.task and one.problem == other.problem
+
+
+@dataclass
+class DiskDiff:
+    """What the table differs in from one commit, as of the table's `version`: the commit's
+    version of each differing path (None: absent there), and the paths on disk that the
+    commit lacks and git ignores (the same in both, while git ignores them)."""
+
+    version: int
+    differing: dict[str, FileResult | None]
+    ignored: set[str]
+
+    def stale_ignores(self, table: FileTable) -> set[str]:
+        """The paths whose sameness rests on git's ignore rules, which may have changed:
+        the ignored ones, and those on disk that the commit lacks."""
+        absent = {p for p, r in self.differing.items() if r is None and p in table.files}
+        return absent | self.ignored
+
+    def settle(self, table: FileTable, at_commit: dict[str, FileResult | None]) -> None:
+        """Compare each path of `at_commit` (the commit's version) with the table again."""
+        for path, result in at_commit.items():
+            self.ignored.discard(path)
+            if same_content(table.result(path), result):
+                self.differing.pop(path, None)
+            else:
+                self.differing[path] = result
+
+    def reignore(self, candidates: Iterable[str], ignored: set[str]) -> None:
+        """Move each candidate to the ignored paths or back to the differing ones."""
+        for path in candidates:
+            if path in ignored:
+                self.differing.pop(path, None)
+                self.ignored.add(path)
+            else:
+                self.ignored.discard(path)
+                self.differing[path] = None
+
+
+def _compare_whole(
+    git: GitTree, table: FileTable, commit: str, check: Callable[[str], bool], most: int
+) -> DiskDiff:
+    found = DiskDiff(table.version, {}, set())
+    blobs = git.differences(commit, None)
+    found.settle(table, results_of(git, blobs, check, most))
+    found.ignored = (git.untracked_ignored() & table.files.keys()) - blobs.keys()
+    return found
+
+
+def _bring_up_to_date(
+    git: GitTree,
+    table: FileTable,
+    commit: str,
+    known: DiskDiff,
+    *,
+    check: Callable[[str], bool],
+    most: int,
+) -> bool:
+    """Redo the paths the table changed since `known` was made; False when the journal no
+    longer reaches back that far."""
+    changed = table.changed_since(known.version)
+    if changed is None:
+        return False
+    known.version = table.version
+    known.settle(table, results_at(git, commit, changed, check, most))
+    candidates = known.stale_ignores(table)
+    if candidates:
+        known.reignore(candidates, git.ignored(candidates))
+    return True
+
+
+def disk_tree_at(
+    git: GitTree,
+    table: FileTable,
+    commit: str,
+    *,
+    is_task_path: Callable[[str], bool],
+    max_bytes: int,
+) -> TreeState:
+    """The tree at `commit`: the table with every file that differs put back as `commit`
+    holds it (a whole comparison the first time, then only what the table changed)."""
+    kept = _KNOWN.setdefault(table, {})
+    key: _Key = (str(git.top), commit, max_bytes, is_task_path)
+    known = kept.pop(key, None)
+    if known is None or not _bring_up_to_date(
+        git, table, commit, known, check=is_task_path, most=max_bytes
+    ):
+        known = _compare_whole(git, table, commit, is_task_path, max_bytes)
+    kept[key] = known  # last asked, last out
+    while len(kept) > _KEPT_PER_TABLE:
+        del kept[next(iter(kept))]
+    return TreeState(table, dict(known.differing))

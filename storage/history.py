@@ -1,0 +1,428 @@
+"""A task tree's git history, read through the `git` command in batch mode.
+
+Every question costs a few `git` processes whose work grows with the change asked about,
+not with the tree: `git diff-tree --raw` lists the paths two commits differ in with the blob
+ids of both sides, one `git cat-file --batch` reads the blobs by id (no path lookup through
+the trees), `git log --name-status -M` walks the commits of a task's history. Comparing a
+commit with the files on disk is `storage.disk_diff`'s (whole once, then from the table's
+journal). (`bench/history_bench.py` measured this against dulwich and pygit2; the README
+says why the command won.)
+
+Paths are always relative to the task root (POSIX), whatever the repository's top level.
+Git runs with `GIT_OPTIONAL_LOCKS=0` (a read never takes the index lock an editor's `git
+commit` needs) and every revision is checked before it reaches git (it never starts with
+`-`, so it is never read as an option). Failures are `HistoryError`s with one line.
+
+`TreeState` is one state of the tree seen as a base (the live file table, or another
+state) with some files replaced: the tree at a commit is the tree on disk with the files
+that differ put back as they were, so nothing outside the change is read or parsed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+from storage.errors import HistoryError, NotInGit, UnknownRevision
+from storage.model import Task
+from storage.reading import parse_result, problem_result
+from storage.table import FileResult
+
+__all__ = [
+    "EMPTY_TREE",
+    "Commit",
+    "GitTree",
+    "PathChange",
+    "TaskCommit",
+    "TreeState",
+    "TreeView",
+    "results_at",
+    "results_of",
+    "task_commits",
+    "tree_at",
+]
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""Git's empty tree: the base of a tree whose history starts later than asked."""
+_ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+_MAX_REVISION_CHARS = 256
+_RECORD, _UNIT = "\x1e", "\x1f"
+_RAW = ("--raw", "--no-abbrev", "-z", "--relative", "--no-renames")
+_OBJECT_ID = re.compile("[0-9a-f]{40}|[0-9a-f]{64}")
+_TREE_DIFFS: dict[tuple[str, str, str], dict[str, str | None]] = {}
+"""The last few diffs between two commits (by full id, so never stale): a planner asking
+again what changed since its last plan pays git's tree diff once."""
+_TREE_DIFFS_KEPT = 16
+_OTHERS = ("--others", "--exclude-standard", "-z")
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """One commit: its full sha, committer time, author and subject line."""
+
+    sha: str
+    time: datetime
+    author: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class PathChange:
+    """One file a commit changed: `A`dded, `D`eleted, `M`odified or `R`enamed (old → new)."""
+
+    status: str
+    old: str | None
+    new: str | None
+
+
+def _check_revision(revision: str) -> None:
+    if not revision or len(revision) > _MAX_REVISION_CHARS:
+        raise UnknownRevision(revision, f"give 1 to {_MAX_REVISION_CHARS} characters")
+    if revision.startswith("-") or any(c in revision for c in "\n\r\0"):
+        raise UnknownRevision(revision, "not a revision name (a leading '-' or a line break)")
+
+
+class GitTree:
+    """The git repository holding one task root."""
+
+    def __init__(self, root: Path, top: Path, prefix: str) -> None:
+        self.root = root
+        self.top = top
+        self.prefix = prefix  # the root's path under the top level, "" or ending in "/"
+
+    @classmethod
+    def open(cls, root: Path) -> GitTree:
+        """The repository around `root`; `NotInGit` when there is none."""
+        try:
+            done = _git(root, "rev-parse", "--show-toplevel", "--show-prefix")
+        except (HistoryError, OSError) as exc:
+            raise NotInGit(str(root)) from exc
+        top, prefix = [*done.split("\n"), ""][:2]
+        return cls(root, Path(top), prefix)
+
+    def run(self, *args: str, stdin: bytes | None = None) -> bytes:
+        """`git ARGS` in the root's folder, its output; `HistoryError` on failure."""
+        return _git_bytes(self.root, args, stdin)
+
+    def is_shallow(self) -> bool:
+        return _git(self.root, "rev-parse", "--is-shallow-repository") == "true"
+
+    def resolve(self, revision: str) -> str:
+        """The full sha of the commit `revision` names (a sha, tag, branch, `HEAD~3`)."""
+        _check_revision(revision)
+        try:
+            return _git(self.root, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
+        except HistoryError:
+            pass
+        why = "no such commit in the repository at " + str(self.top)
+        if self.is_shallow():
+            why += " (a shallow clone: its history may be cut off; git fetch --unshallow)"
+        raise UnknownRevision(revision, why)
+
+    def commit_at(self, moment: datetime) -> str | None:
+        """The last commit of HEAD's history at or before `moment` (None: none that old)."""
+        stamp = str(int(moment.timestamp()))
+        found = _git(self.root, "rev-list", "-1", f"--before={stamp}", "HEAD", "--")
+        return found or None
+
+    def describe(self, sha: str) -> Commit:
+        raw = _git(self.root, "show", "-s", f"--format=%H{_UNIT}%ct{_UNIT}%an{_UNIT}%s", sha)
+        return _commit(raw)
+
+    def differences(self, commit: str, other: str | None) -> dict[str, str | None]:
+        """Paths under the root whose content differs between `commit` and `other` (None:
+        the files on disk, edits and untracked files included, not those git ignores), each
+        with its blob id at `commit` (None: no such file there)."""
+        if other is None:
+            found = _raw_blobs(self.run("diff", *_RAW, commit))
+            for path in _names(self.run("ls-files", *_OTHERS, "--", "*.md")):
+                found.setdefault(path, None)
+            return found
+        key = (str(self.root), commit, other)
+        kept = _TREE_DIFFS.pop(key, None)
+        if kept is None:
+            kept = _raw_blobs(self.run("diff-tree", "-r", *_RAW, commit, other))
+        if _OBJECT_ID.fullmatch(commit) and _OBJECT_ID.fullmatch(other):
+            _TREE_DIFFS[key] = kept  # two objects' diff never changes: last asked, last out
+            while len(_TREE_DIFFS) > _TREE_DIFFS_KEPT:
+                del _TREE_DIFFS[next(iter(_TREE_DIFFS))]
+        return dict(kept)
+
+    def untracked_ignored(self) -> set[str]:
+        """The `*.md` files on disk that git neither tracks nor would list (ignored)."""
+        return set(_names(self.run("ls-files", *_OTHERS, "--ignored", "--", "*.md")))
+
+    def ignored(self, paths: Iterable[str]) -> set[str]:
+        """Those of `paths` that git ignores (a tracked file never is)."""
+        listed = "".join(f"{path}\0" for path in paths).encode("utf-8", "surrogateescape")
+        if not listed:
+            return set()
+        found = _git_bytes(self.root, ("check-ignore", "--stdin", "-z"), listed, ok=(0, 1))
+        return set(_names(found))
+
+    def read(self, names: Sequence[tuple[str, str]]) -> list[bytes | None]:
+        """The content of each (commit, path) in one `git cat-file --batch` (None: absent)."""
+        return self.read_objects([f"{rev}:{self.prefix}{path}" for rev, path in names])
+
+    def read_objects(self, names: Sequence[str]) -> list[bytes | None]:
+        """The content of each object (a blob id, or `rev:path` from the top level) in one
+        `git cat-file --batch` (None: absent, or not a blob)."""
+        if not names:
+            return []
+        lines = "".join(f"{name}\n" for name in names)
+        out = self.run("cat-file", "--batch", stdin=lines.encode("utf-8", "surrogateescape"))
+        return _batch_contents(out, len(names))
+
+    def log(self) -> list[tuple[Commit, list[PathChange]]]:
+        """Every commit of HEAD's history that changed a file under the root, newest first,
+        with its changes (renames found by content, as `git log -M` finds them)."""
+        fmt = f"--format={_RECORD}%H{_UNIT}%ct{_UNIT}%an{_UNIT}%s"
+        out = self.run("log", "-z", fmt, "-M", "--name-status", "--relative", "HEAD", "--", ".")
+        text = out.decode("utf-8", "surrogateescape")
+        return [_log_entry(chunk) for chunk in text.split(_RECORD) if chunk.strip("\0\n")]
+
+
+def _git_bytes(
+    cwd: Path, args: Sequence[str], stdin: bytes | None = None, ok: Sequence[int] = (0,)
+) -> bytes:
+    env = {**os.environ, **_ENV}
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, input=stdin, capture_output=True, env=env, check=False
+        )
+    except OSError as exc:
+        raise HistoryError(f"cannot run git: {exc.strerror or exc}") from exc
+    if done.returncode not in ok:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines() or ["failed"]
+        raise HistoryError(f"git {args[0]}: {lines[0][:200]}")
+    return done.stdout
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return _git_bytes(cwd, args).decode("utf-8", "surrogateescape").strip()
+
+
+def _names(out: bytes) -> list[str]:
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def _raw_blobs(out: bytes) -> dict[str, str | None]:
+    """Path → the first side's blob id (None: absent there) of a `--raw -z` diff, whose
+    records are `:mode mode blob blob status` then the path."""
+    tokens = out.decode("utf-8", "surrogateescape").split("\0")
+    found: dict[str, str | None] = {}
+    for header, path in zip(tokens[0::2], tokens[1::2], strict=False):
+        blob = header.split(" ")[2] if header.startswith(":") else ""
+        found[path] = None if not blob.strip("0") else blob
+    return found
+
+
+def _commit(raw: str) -> Commit:
+    sha, seconds, author, message = [*raw.strip("\0\n").split(_UNIT), "", "", ""][:4]
+    when = datetime.fromtimestamp(int(seconds), UTC)
+    return Commit(sha=sha, time=when, author=author, message=message)
+
+
+def _log_entry(chunk: str) -> tuple[Commit, list[PathChange]]:
+    header, _, rest = chunk.partition("\0")
+    tokens = [t for t in rest.lstrip("\n").split("\0") if t]
+    changes: list[PathChange] = []
+    at = 0
+    while at < len(tokens):
+        status = tokens[at][0]
+        if status in "RC":
+            changes.append(PathChange("R", tokens[at + 1], tokens[at + 2]))
+            at += 3
+            continue
+        path = tokens[at + 1]
+        old, new = (None if status == "A" else path), (None if status == "D" else path)
+        changes.append(PathChange(status, old, new))
+        at += 2
+    return _commit(header), changes
+
+
+def _batch_contents(out: bytes, count: int) -> list[bytes | None]:
+    """The objects of a `cat-file --batch` answer, in order (None for a missing one)."""
+    found: list[bytes | None] = []
+    at = 0
+    for _ in range(count):
+        end = out.index(b"\n", at)
+        header = out[at:end].split(b" ")
+        if header[-1] in (b"missing", b"ambiguous") or header[1] != b"blob":
+            found.append(None)
+            at = end + 1
+            continue
+        size = int(header[2])
+        found.append(out[end + 1 : end + 1 + size])
+        at = end + 1 + size + 1
+    return found
+
+
+def results_at(
+    git: GitTree,
+    commit: str,
+    paths: Iterable[str],
+    is_task_path: Callable[[str], bool],
+    max_bytes: int = 1 << 20,
+) -> dict[str, FileResult | None]:
+    """Each of `paths` as the tree at `commit` held it: a parsed result, or None when the
+    commit has no such file (or the reader would not read it: hidden, ignored)."""
+    listed = list(paths)
+    wanted = [p for p in listed if is_task_path(p)]
+    found: dict[str, FileResult | None] = dict.fromkeys(listed)
+    for path, data in zip(wanted, git.read([(commit, p) for p in wanted]), strict=True):
+        found[path] = None if data is None else _result(path, data, max_bytes)
+    return found
+
+
+def _result(path: str, data: bytes, max_bytes: int) -> FileResult:
+    if len(data) > max_bytes:
+        message = f"{len(data)} bytes, over the {max_bytes}-byte limit"
+        return problem_result(path, (0, 0), "too_large", message)
+    return parse_result(path, data, (0, len(data)))
+
+
+def results_of(
+    git: GitTree,
+    blobs: Mapping[str, str | None],
+    is_task_path: Callable[[str], bool],
+    max_bytes: int,
+) -> dict[str, FileResult | None]:
+    """Each path as the blob id beside it holds it: a parsed result, or None (no blob, or
+    the reader would not read that path: hidden, ignored)."""
+    wanted = [(p, blob) for p, blob in blobs.items() if blob is not None and is_task_path(p)]
+    found: dict[str, FileResult | None] = dict.fromkeys(blobs)
+    contents = git.read_objects([blob for _, blob in wanted])
+    for (path, _), data in zip(wanted, contents, strict=True):
+        found[path] = None if data is None else _result(path, data, max_bytes)
+    return found
+
+
+class TreeView(Protocol):
+    """What a state of the tree answers: the file at a path, the paths claiming an id."""
+
+    def result(self, path: str) -> FileResult | None: ...
+
+    def paths_of(self, task_id: str) -> tuple[str, ...]: ...
+
+    def winner(self, task_id: str) -> Task | None: ...
+
+
+@dataclass
+class TreeState:
+    """`base` with the files of `replaced` as given (None: the file is absent here)."""
+
+    base: TreeView
+    replaced: Mapping[str, FileResult | None]
+    _claims: dict[str, list[str]] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for path, result in sorted(self.replaced.items()):
+            if result is not None and result.task is not None:
+                self._claims.setdefault(result.task.id, []).append(path)
+
+    def result(self, path: str) -> FileResult | None:
+        if path in self.replaced:
+            return self.replaced[path]
+        return self.base.result(path)
+
+    def paths_of(self, task_id: str) -> tuple[str, ...]:
+        kept = [p for p in self.base.paths_of(task_id) if p not in self.replaced]
+        return tuple(sorted(kept + self._claims.get(task_id, [])))
+
+    def winner(self, task_id: str) -> Task | None:
+        """The task that holds `task_id` here (the first path wins, as in a load)."""
+        paths = self.paths_of(task_id)
+        found = self.result(paths[0]) if paths else None
+        return found.task if found is not None else None
+
+    def touched_ids(self) -> set[str]:
+        """Ids of the tasks in the replaced files, here or in the base: the only ids whose
+        task, or whose set of claiming files, can differ between the two."""
+        ids = set(self._claims)
+        for path in self.replaced:
+            before = self.base.result(path)
+            if before is not None and before.task is not None:
+                ids.add(before.task.id)
+        return ids
+
+    def duplicates_among(self, ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """Those of `ids` claimed by more than one file here, with every path, by id."""
+        found = {i: self.paths_of(i) for i in sorted(ids)}
+        return {i: paths for i, paths in found.items() if len(paths) > 1}
+
+    def problems_among(self, paths: Iterable[str]) -> dict[str, str]:
+        """Those of `paths` whose file here could not be read as a task: path → message."""
+        results = ((p, self.result(p)) for p in sorted(paths))
+        return {p: r.problem.message for p, r in results if r is not None and r.problem}
+
+
+def tree_at(
+    git: GitTree,
+    base: TreeView,
+    base_commit: str,
+    commit: str,
+    *,
+    is_task_path: Callable[[str], bool],
+    max_bytes: int,
+) -> TreeState:
+    """The tree at `commit`: `base` (the tree at `base_commit`) with every file that
+    differs put back as `commit` holds it (read by blob id: no path is looked up)."""
+    blobs = git.differences(commit, base_commit)
+    return TreeState(base, results_of(git, blobs, is_task_path, max_bytes))
+
+
+@dataclass(frozen=True, slots=True)
+class TaskCommit:
+    """A commit that changed one task's file: where the file was before it (None: the
+    commit created it) and where it was after."""
+
+    commit: Commit
+    old: str | None
+    new: str
+
+
+def task_commits(
+    git: GitTree, path: str, task_id: str, is_task_path: Callable[[str], bool]
+) -> list[TaskCommit]:
+    """The commits of HEAD's history that changed the file holding `task_id` (at `path`
+    now), newest first, following the file back through moves: renames git finds, and a
+    file added where another holding the same id was deleted in the same commit."""
+    found: list[TaskCommit] = []
+    at: str | None = path
+    for commit, changes in git.log():
+        change = next((c for c in changes if c.new == at), None)
+        if change is None or at is None:
+            continue
+        old = change.old
+        if change.status == "A":
+            old = _same_id_deleted(git, commit, changes, task_id, is_task_path)
+        found.append(TaskCommit(commit, old, at))
+        at = old
+        if at is None:
+            break
+    return found
+
+
+def _same_id_deleted(
+    git: GitTree,
+    commit: Commit,
+    changes: Sequence[PathChange],
+    task_id: str,
+    is_task_path: Callable[[str], bool],
+) -> str | None:
+    """The file deleted by `commit` that held `task_id`, if any (a move git did not see)."""
+    deleted = [c.old for c in changes if c.status == "D" and c.old is not None]
+    if not deleted:
+        return None
+    before = results_at(git, f"{commit.sha}^", deleted, is_task_path)
+    for old, result in before.items():
+        if result is not None and result.task is not None and result.task.id == task_id:
+            return old
+    return None
