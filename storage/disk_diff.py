@@ -12,31 +12,39 @@ A path differs when the table and X hold different contents for it (parsed: the 
 the problem), except a file on disk that X lacks and git ignores (untracked and matching a
 `.gitignore`): ignored files belong to no revision, so they count the same in both states.
 Whether a path is ignored can change without the table knowing (a `.gitignore` edit, a
-`git add`), so the paths whose answer rests on it are asked again each time (`git
-check-ignore`, only when there are any: new files not yet committed).
+`git add`), so the paths whose answer rests on it (files on disk the commit lacks) are asked
+again whenever a file git's ignore rules read for them changed: git's index, `info/exclude`,
+the global ignore file at its default place, a `.gitignore` on their way down from the top.
 """
 
 from __future__ import annotations
 
+import os
+import posixpath
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from storage.history import GitTree, TreeState, results_at, results_of
 from storage.table import FileResult, FileTable
 
-__all__ = ["DiskDiff", "disk_tree_at", "same_content"]
+__all__ = ["DiskDiff", "disk_tree_at", "ignore_stamp", "same_content"]
 
 _KEPT_PER_TABLE = 8
 _Key = tuple[str, str, int, Callable[[str], bool]]
+_Stamp = tuple[tuple[str, tuple[int, int, int] | None], ...]
 _KNOWN: weakref.WeakKeyDictionary[FileTable, dict[_Key, DiskDiff]] = weakref.WeakKeyDictionary()
 
 
 def same_content(one: FileResult | None, other: FileResult | None) -> bool:
-    """True when two reads of a path hold the same task and problem (or both nothing)."""
-    if one is None or other is None:
-        return one is other
-    return one.task == other.task and one.problem == other.problem
+    """True when two reads of a path hold the same task and problem (no file, and a file
+    that is not a task, hold neither)."""
+    return _held(one) == _held(other)
+
+
+def _held(result: FileResult | None) -> tuple[object, object]:
+    return (None, None) if result is None else (result.task, result.problem)
 
 
 @dataclass
@@ -48,6 +56,7 @@ class DiskDiff:
     version: int
     differing: dict[str, FileResult | None]
     ignored: set[str]
+    stamp: _Stamp = ()  # of the files git's ignore rules read for the paths that rest on them
 
     def stale_ignores(self, table: FileTable) -> set[str]:
         """The paths whose sameness rests on git's ignore rules, which may have changed:
@@ -75,6 +84,29 @@ class DiskDiff:
                 self.differing[path] = None
 
 
+def _stat(path: Path) -> tuple[int, int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_mtime_ns, found.st_size, found.st_ino
+
+
+def ignore_stamp(git: GitTree, paths: Iterable[str]) -> _Stamp:
+    """The stamps of the files git's ignore rules read for `paths`: the index (a tracked
+    file is never ignored), `info/exclude`, the global ignore file at its default place
+    and each `.gitignore` from the paths' folders up to the top level."""
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    files = {git.git_dir / "index", git.git_dir / "info" / "exclude", config / "git" / "ignore"}
+    for folder in {posixpath.dirname(p) for p in paths}:
+        at = git.root / folder
+        for above in (at, *at.parents):
+            files.add(above / ".gitignore")
+            if above == git.top:
+                break
+    return tuple(sorted((str(f), _stat(f)) for f in files))
+
+
 def _compare_whole(
     git: GitTree, table: FileTable, commit: str, check: Callable[[str], bool], most: int
 ) -> DiskDiff:
@@ -82,6 +114,7 @@ def _compare_whole(
     blobs = git.differences(commit, None)
     found.settle(table, results_of(git, blobs, check, most))
     found.ignored = (git.untracked_ignored() & table.files.keys()) - blobs.keys()
+    found.stamp = ignore_stamp(git, found.stale_ignores(table))
     return found
 
 
@@ -102,8 +135,11 @@ def _bring_up_to_date(
     known.version = table.version
     known.settle(table, results_at(git, commit, changed, check, most))
     candidates = known.stale_ignores(table)
-    if candidates:
-        known.reignore(candidates, git.ignored(candidates))
+    stamp = ignore_stamp(git, candidates)
+    again = candidates if stamp != known.stamp else candidates & changed
+    known.stamp = stamp
+    if again:
+        known.reignore(again, git.ignored(again))
     return True
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,6 +59,7 @@ _TREE_DIFFS: dict[tuple[str, str, str], dict[str, str | None]] = {}
 """The last few diffs between two commits (by full id, so never stale): a planner asking
 again what changed since its last plan pays git's tree diff once."""
 _TREE_DIFFS_KEPT = 16
+_CHECK_IGNORE_MOST = 200  # git check-ignore: 0.1 ms a path at 10k tracked files, 0.4 at 40k
 _OTHERS = ("--others", "--exclude-standard", "-z")
 
 
@@ -91,20 +92,22 @@ def _check_revision(revision: str) -> None:
 class GitTree:
     """The git repository holding one task root."""
 
-    def __init__(self, root: Path, top: Path, prefix: str) -> None:
+    def __init__(self, root: Path, top: Path, prefix: str, git_dir: Path) -> None:
         self.root = root
         self.top = top
         self.prefix = prefix  # the root's path under the top level, "" or ending in "/"
+        self.git_dir = git_dir
 
     @classmethod
     def open(cls, root: Path) -> GitTree:
         """The repository around `root`; `NotInGit` when there is none."""
+        asked = ("rev-parse", "--absolute-git-dir", "--show-toplevel", "--show-prefix")
         try:
-            done = _git(root, "rev-parse", "--show-toplevel", "--show-prefix")
+            done = _git(root, *asked)
         except (HistoryError, OSError) as exc:
             raise NotInGit(str(root)) from exc
-        top, prefix = [*done.split("\n"), ""][:2]
-        return cls(root, Path(top), prefix)
+        git_dir, top, prefix = [*done.split("\n"), "", ""][:3]
+        return cls(root, Path(top), prefix, Path(git_dir))
 
     def run(self, *args: str, stdin: bytes | None = None) -> bytes:
         """`git ARGS` in the root's folder, its output; `HistoryError` on failure."""
@@ -158,8 +161,11 @@ class GitTree:
         """The `*.md` files on disk that git neither tracks nor would list (ignored)."""
         return set(_names(self.run("ls-files", *_OTHERS, "--ignored", "--", "*.md")))
 
-    def ignored(self, paths: Iterable[str]) -> set[str]:
-        """Those of `paths` that git ignores (a tracked file never is)."""
+    def ignored(self, paths: Collection[str]) -> set[str]:
+        """Those of `paths` (`*.md`) that git ignores (a tracked file never is): asked one
+        by one, or for many (each costs more in a bigger index) from one walk of the tree."""
+        if len(paths) > _CHECK_IGNORE_MOST:
+            return self.untracked_ignored() & set(paths)
         listed = "".join(f"{path}\0" for path in paths).encode("utf-8", "surrogateescape")
         if not listed:
             return set()

@@ -115,3 +115,33 @@ def test_each_commit_keeps_its_own_comparison(tree: tuple[Tree, str]) -> None:
     state.write("b.md", task_text("b"))
     assert state.at(second) == {} == state.at_from_scratch(second)
     assert titles(state.at(first)) == {"a.md": "A"} == titles(state.at_from_scratch(first))
+
+
+def test_staging_an_ignored_file_or_a_nested_gitignore_is_seen_without_a_table_change(
+    tree: tuple[Tree, str],
+) -> None:
+    state, commit = tree
+    (state.root / "notes").mkdir()
+    (state.root / "notes" / ".gitignore").write_text("*.md\n")
+    state.write("notes/kept.md", task_text("k"))
+    state.write("notes/staged.md", task_text("s"))
+    assert state.at(commit) == {} == state.at_from_scratch(commit)
+    state.git.run("add", "-f", "notes/staged.md")  # tracked now: git ignores it no more
+    assert titles(state.at(commit)) == {"notes/staged.md": None}
+    (state.root / "notes" / ".gitignore").write_text("staged.md\n")
+    assert titles(state.at(commit)) == {"notes/staged.md": None, "notes/kept.md": None}
+    assert state.at(commit) == state.at_from_scratch(commit)
+
+
+def test_git_says_which_files_it_ignores_one_by_one_or_from_a_walk(
+    tree: tuple[Tree, str],
+) -> None:
+    state, _ = tree
+    (state.root / ".gitignore").write_text("odd-*.md\n")
+    names = [f"{kind}-{n}.md" for n in range(130) for kind in ("odd", "even")]
+    for name in names:
+        (state.root / name).write_text("x\n")
+    want = {n for n in names if n.startswith("odd-")}
+    assert state.git.ignored(names) == want  # many: one walk
+    assert state.git.ignored(names[:20]) == want & set(names[:20])  # few: check-ignore
+    assert state.git.ignored(["a.md"]) == set()  # tracked: never ignored
