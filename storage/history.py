@@ -3,19 +3,14 @@
 Every question costs a few `git` processes whose work grows with the change asked about,
 not with the tree: `git diff-tree --raw` lists the paths two commits differ in with the blob
 ids of both sides, one `git cat-file --batch` reads the blobs by id (no path lookup through
-the trees), `git log --name-status -M` walks the commits of a task's history. Comparing a
-commit with the files on disk is `storage.disk_diff`'s (whole once, then from the table's
-journal). (`bench/history_bench.py` measured this against dulwich and pygit2; the README
-says why the command won.)
+the trees), `git log --name-status -M` walks the commits of a task's history.
+(`bench/history_bench.py` measured this against dulwich and pygit2; the README says why the
+command won.) `storage.states` builds states of the tree from these answers.
 
 Paths are always relative to the task root (POSIX), whatever the repository's top level.
 Git runs with `GIT_OPTIONAL_LOCKS=0` (a read never takes the index lock an editor's `git
 commit` needs) and every revision is checked before it reaches git (it never starts with
 `-`, so it is never read as an option). Failures are `HistoryError`s with one line.
-
-`TreeState` is one state of the tree seen as a base (the live file table, or another
-state) with some files replaced: the tree at a commit is the tree on disk with the files
-that differ put back as they were, so nothing outside the change is read or parsed.
 """
 
 from __future__ import annotations
@@ -24,13 +19,11 @@ import os
 import re
 import subprocess
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
 
 from storage.errors import HistoryError, NotInGit, UnknownRevision
-from storage.model import Task
 from storage.reading import parse_result, problem_result
 from storage.table import FileResult
 
@@ -40,12 +33,9 @@ __all__ = [
     "GitTree",
     "PathChange",
     "TaskCommit",
-    "TreeState",
-    "TreeView",
     "results_at",
     "results_of",
     "task_commits",
-    "tree_at",
 ]
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -308,80 +298,6 @@ def results_of(
     for (path, _), data in zip(wanted, contents, strict=True):
         found[path] = None if data is None else _result(path, data, max_bytes)
     return found
-
-
-class TreeView(Protocol):
-    """What a state of the tree answers: the file at a path, the paths claiming an id."""
-
-    def result(self, path: str) -> FileResult | None: ...
-
-    def paths_of(self, task_id: str) -> tuple[str, ...]: ...
-
-    def winner(self, task_id: str) -> Task | None: ...
-
-
-@dataclass
-class TreeState:
-    """`base` with the files of `replaced` as given (None: the file is absent here)."""
-
-    base: TreeView
-    replaced: Mapping[str, FileResult | None]
-    _claims: dict[str, list[str]] = field(init=False, default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for path, result in sorted(self.replaced.items()):
-            if result is not None and result.task is not None:
-                self._claims.setdefault(result.task.id, []).append(path)
-
-    def result(self, path: str) -> FileResult | None:
-        if path in self.replaced:
-            return self.replaced[path]
-        return self.base.result(path)
-
-    def paths_of(self, task_id: str) -> tuple[str, ...]:
-        kept = [p for p in self.base.paths_of(task_id) if p not in self.replaced]
-        return tuple(sorted(kept + self._claims.get(task_id, [])))
-
-    def winner(self, task_id: str) -> Task | None:
-        """The task that holds `task_id` here (the first path wins, as in a load)."""
-        paths = self.paths_of(task_id)
-        found = self.result(paths[0]) if paths else None
-        return found.task if found is not None else None
-
-    def touched_ids(self) -> set[str]:
-        """Ids of the tasks in the replaced files, here or in the base: the only ids whose
-        task, or whose set of claiming files, can differ between the two."""
-        ids = set(self._claims)
-        for path in self.replaced:
-            before = self.base.result(path)
-            if before is not None and before.task is not None:
-                ids.add(before.task.id)
-        return ids
-
-    def duplicates_among(self, ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
-        """Those of `ids` claimed by more than one file here, with every path, by id."""
-        found = {i: self.paths_of(i) for i in sorted(ids)}
-        return {i: paths for i, paths in found.items() if len(paths) > 1}
-
-    def problems_among(self, paths: Iterable[str]) -> dict[str, str]:
-        """Those of `paths` whose file here could not be read as a task: path → message."""
-        results = ((p, self.result(p)) for p in sorted(paths))
-        return {p: r.problem.message for p, r in results if r is not None and r.problem}
-
-
-def tree_at(
-    git: GitTree,
-    base: TreeView,
-    base_commit: str,
-    commit: str,
-    *,
-    is_task_path: Callable[[str], bool],
-    max_bytes: int,
-) -> TreeState:
-    """The tree at `commit`: `base` (the tree at `base_commit`) with every file that
-    differs put back as `commit` holds it (read by blob id: no path is looked up)."""
-    blobs = git.differences(commit, base_commit)
-    return TreeState(base, results_of(git, blobs, is_task_path, max_bytes))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """Query tier: what changed between two states of the tree, and one task's history, from git.
 
-The states come from `storage.history` (the tree at a commit is the tree on disk with the
+The states come from `storage.states` (the tree at a commit is the tree on disk with the
 files that differ put back), the delta from `graph.delta`; this module resolves the
 arguments, pages the sections as one sequence and turns ids into task rows.
 """
@@ -25,19 +25,11 @@ from graph.delta import (
 )
 from graph.review import ChangesSince, changes_by_time, changes_from_delta
 from graph.windowing import window_named
-from storage.disk_diff import disk_tree_at
 from storage.errors import HistoryError
-from storage.history import (
-    EMPTY_TREE,
-    GitTree,
-    TaskCommit,
-    TreeState,
-    TreeView,
-    task_commits,
-    tree_at,
-)
+from storage.history import EMPTY_TREE, GitTree, TaskCommit, task_commits
 from storage.model import Task
 from storage.reading import parse_result
+from storage.states import TreeState, TreeView, disk_tree_at, tree_at
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
 from tasks_server.models import MAX_SINCE_DAYS, Envelope, IdArg, Input, PageInfo

@@ -1,8 +1,11 @@
-"""The tree at a commit, seen from the files on disk, at the cost of what changed since the
-last time it was asked.
+"""States of the tree: the tree on disk with the files that differ from another state put
+back as that state holds them, so nothing outside the change is read or parsed.
 
-The tree at commit X is the file table (the tree on disk as the reader holds it) with the
-files that differ put back as X holds them. Telling which files differ means comparing the
+`TreeState` is one state seen as a base (the live file table, or another state) with some
+files replaced. Between two commits the files that differ come from `git diff-tree`
+(`tree_at`). The tree at commit X seen from the disk (`disk_tree_at`) is the file table
+(the tree on disk as the reader holds it) with the files that differ put back as X holds
+them. Telling which files differ means comparing the
 whole tree with X once (`git diff` stats every tracked file, `git ls-files --others` walks
 every folder); after that the table's journal says which paths were put or dropped since,
 and only those are compared again: the table plays the part git's fsmonitor plays for
@@ -22,19 +25,103 @@ from __future__ import annotations
 import os
 import posixpath
 import weakref
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
-from storage.history import GitTree, TreeState, results_at, results_of
+from storage.history import GitTree, results_at, results_of
+from storage.model import Task
 from storage.table import FileResult, FileTable
 
-__all__ = ["DiskDiff", "disk_tree_at", "ignore_stamp", "same_content"]
+__all__ = [
+    "DiskDiff",
+    "TreeState",
+    "TreeView",
+    "disk_tree_at",
+    "ignore_stamp",
+    "same_content",
+    "tree_at",
+]
 
 _KEPT_PER_TABLE = 8
 _Key = tuple[str, str, int, Callable[[str], bool]]
 _Stamp = tuple[tuple[str, tuple[int, int, int] | None], ...]
 _KNOWN: weakref.WeakKeyDictionary[FileTable, dict[_Key, DiskDiff]] = weakref.WeakKeyDictionary()
+
+
+class TreeView(Protocol):
+    """What a state of the tree answers: the file at a path, the paths claiming an id."""
+
+    def result(self, path: str) -> FileResult | None: ...
+
+    def paths_of(self, task_id: str) -> tuple[str, ...]: ...
+
+    def winner(self, task_id: str) -> Task | None: ...
+
+
+@dataclass
+class TreeState:
+    """`base` with the files of `replaced` as given (None: the file is absent here)."""
+
+    base: TreeView
+    replaced: Mapping[str, FileResult | None]
+    _claims: dict[str, list[str]] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for path, result in sorted(self.replaced.items()):
+            if result is not None and result.task is not None:
+                self._claims.setdefault(result.task.id, []).append(path)
+
+    def result(self, path: str) -> FileResult | None:
+        if path in self.replaced:
+            return self.replaced[path]
+        return self.base.result(path)
+
+    def paths_of(self, task_id: str) -> tuple[str, ...]:
+        kept = [p for p in self.base.paths_of(task_id) if p not in self.replaced]
+        return tuple(sorted(kept + self._claims.get(task_id, [])))
+
+    def winner(self, task_id: str) -> Task | None:
+        """The task that holds `task_id` here (the first path wins, as in a load)."""
+        paths = self.paths_of(task_id)
+        found = self.result(paths[0]) if paths else None
+        return found.task if found is not None else None
+
+    def touched_ids(self) -> set[str]:
+        """Ids of the tasks in the replaced files, here or in the base: the only ids whose
+        task, or whose set of claiming files, can differ between the two."""
+        ids = set(self._claims)
+        for path in self.replaced:
+            before = self.base.result(path)
+            if before is not None and before.task is not None:
+                ids.add(before.task.id)
+        return ids
+
+    def duplicates_among(self, ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """Those of `ids` claimed by more than one file here, with every path, by id."""
+        found = {i: self.paths_of(i) for i in sorted(ids)}
+        return {i: paths for i, paths in found.items() if len(paths) > 1}
+
+    def problems_among(self, paths: Iterable[str]) -> dict[str, str]:
+        """Those of `paths` whose file here could not be read as a task: path → message."""
+        results = ((p, self.result(p)) for p in sorted(paths))
+        return {p: r.problem.message for p, r in results if r is not None and r.problem}
+
+
+def tree_at(
+    git: GitTree,
+    base: TreeView,
+    base_commit: str,
+    commit: str,
+    *,
+    is_task_path: Callable[[str], bool],
+    max_bytes: int,
+) -> TreeState:
+    """The tree at `commit`: `base` (the tree at `base_commit`) with every file that
+    differs put back as `commit` holds it (read by blob id: no path is looked up)."""
+    blobs = git.differences(commit, base_commit)
+    return TreeState(base, results_of(git, blobs, is_task_path, max_bytes))
 
 
 def same_content(one: FileResult | None, other: FileResult | None) -> bool:
