@@ -45,7 +45,7 @@ _MAX_REVISION_CHARS = 256
 _RECORD, _UNIT = "\x1e", "\x1f"
 _RAW = ("--raw", "--no-abbrev", "-z", "--relative", "--no-renames")
 _OBJECT_ID = re.compile("[0-9a-f]{40}|[0-9a-f]{64}")
-_TREE_DIFFS: dict[tuple[str, str, str], dict[str, str | None]] = {}
+_TREE_DIFFS: dict[tuple[str, str, str, str], dict[str, str | None]] = {}
 """The last few diffs between two commits (by full id, so never stale): a planner asking
 again what changed since its last plan pays git's tree diff once."""
 _TREE_DIFFS_KEPT = 16
@@ -137,7 +137,7 @@ class GitTree:
             for path in _names(self.run("ls-files", *_OTHERS, "--", "*.md")):
                 found.setdefault(path, None)
             return found
-        key = (str(self.root), commit, other)
+        key = (str(self.top), self.prefix, commit, other)
         kept = _TREE_DIFFS.pop(key, None)
         if kept is None:
             kept = _raw_blobs(self.run("diff-tree", "-r", *_RAW, commit, other))
