@@ -3,19 +3,14 @@
 Every question costs a few `git` processes whose work grows with the change asked about,
 not with the tree: `git diff-tree --raw` lists the paths two commits differ in with the blob
 ids of both sides, one `git cat-file --batch` reads the blobs by id (no path lookup through
-the trees), `git log --name-status -M` walks the commits of a task's history. Comparing a
-commit with the files on disk is `storage.disk_diff`'s (whole once, then from the table's
-journal). (`bench/history_bench.py` measured this against dulwich and pygit2; the README
-says why the command won.)
+the trees), `git log --name-status -M` walks the commits of a task's history.
+(`bench/history_bench.py` measured this against dulwich and pygit2; the README says why the
+command won.) `storage.states` builds states of the tree from these answers.
 
 Paths are always relative to the task root (POSIX), whatever the repository's top level.
 Git runs with `GIT_OPTIONAL_LOCKS=0` (a read never takes the index lock an editor's `git
 commit` needs) and every revision is checked before it reaches git (it never starts with
 `-`, so it is never read as an option). Failures are `HistoryError`s with one line.
-
-`TreeState` is one state of the tree seen as a base (the live file table, or another
-state) with some files replaced: the tree at a commit is the tree on disk with the files
-that differ put back as they were, so nothing outside the change is read or parsed.
 """
 
 from __future__ import annotations
@@ -23,14 +18,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
 
 from storage.errors import HistoryError, NotInGit, UnknownRevision
-from storage.model import Task
 from storage.reading import parse_result, problem_result
 from storage.table import FileResult
 
@@ -40,12 +33,9 @@ __all__ = [
     "GitTree",
     "PathChange",
     "TaskCommit",
-    "TreeState",
-    "TreeView",
     "results_at",
     "results_of",
     "task_commits",
-    "tree_at",
 ]
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -55,10 +45,11 @@ _MAX_REVISION_CHARS = 256
 _RECORD, _UNIT = "\x1e", "\x1f"
 _RAW = ("--raw", "--no-abbrev", "-z", "--relative", "--no-renames")
 _OBJECT_ID = re.compile("[0-9a-f]{40}|[0-9a-f]{64}")
-_TREE_DIFFS: dict[tuple[str, str, str], dict[str, str | None]] = {}
+_TREE_DIFFS: dict[tuple[str, str, str, str], dict[str, str | None]] = {}
 """The last few diffs between two commits (by full id, so never stale): a planner asking
 again what changed since its last plan pays git's tree diff once."""
 _TREE_DIFFS_KEPT = 16
+_CHECK_IGNORE_MOST = 200  # git check-ignore: 0.1 ms a path at 10k tracked files, 0.4 at 40k
 _OTHERS = ("--others", "--exclude-standard", "-z")
 
 
@@ -91,20 +82,22 @@ def _check_revision(revision: str) -> None:
 class GitTree:
     """The git repository holding one task root."""
 
-    def __init__(self, root: Path, top: Path, prefix: str) -> None:
+    def __init__(self, root: Path, top: Path, prefix: str, git_dir: Path) -> None:
         self.root = root
         self.top = top
         self.prefix = prefix  # the root's path under the top level, "" or ending in "/"
+        self.git_dir = git_dir
 
     @classmethod
     def open(cls, root: Path) -> GitTree:
         """The repository around `root`; `NotInGit` when there is none."""
+        asked = ("rev-parse", "--absolute-git-dir", "--show-toplevel", "--show-prefix")
         try:
-            done = _git(root, "rev-parse", "--show-toplevel", "--show-prefix")
+            done = _git(root, *asked)
         except (HistoryError, OSError) as exc:
             raise NotInGit(str(root)) from exc
-        top, prefix = [*done.split("\n"), ""][:2]
-        return cls(root, Path(top), prefix)
+        git_dir, top, prefix = [*done.split("\n"), "", ""][:3]
+        return cls(root, Path(top), prefix, Path(git_dir))
 
     def run(self, *args: str, stdin: bytes | None = None) -> bytes:
         """`git ARGS` in the root's folder, its output; `HistoryError` on failure."""
@@ -144,7 +137,7 @@ class GitTree:
             for path in _names(self.run("ls-files", *_OTHERS, "--", "*.md")):
                 found.setdefault(path, None)
             return found
-        key = (str(self.root), commit, other)
+        key = (str(self.top), self.prefix, commit, other)
         kept = _TREE_DIFFS.pop(key, None)
         if kept is None:
             kept = _raw_blobs(self.run("diff-tree", "-r", *_RAW, commit, other))
@@ -158,8 +151,11 @@ class GitTree:
         """The `*.md` files on disk that git neither tracks nor would list (ignored)."""
         return set(_names(self.run("ls-files", *_OTHERS, "--ignored", "--", "*.md")))
 
-    def ignored(self, paths: Iterable[str]) -> set[str]:
-        """Those of `paths` that git ignores (a tracked file never is)."""
+    def ignored(self, paths: Collection[str]) -> set[str]:
+        """Those of `paths` (`*.md`) that git ignores (a tracked file never is): asked one
+        by one, or for many (each costs more in a bigger index) from one walk of the tree."""
+        if len(paths) > _CHECK_IGNORE_MOST:
+            return self.untracked_ignored() & set(paths)
         listed = "".join(f"{path}\0" for path in paths).encode("utf-8", "surrogateescape")
         if not listed:
             return set()
@@ -302,80 +298,6 @@ def results_of(
     for (path, _), data in zip(wanted, contents, strict=True):
         found[path] = None if data is None else _result(path, data, max_bytes)
     return found
-
-
-class TreeView(Protocol):
-    """What a state of the tree answers: the file at a path, the paths claiming an id."""
-
-    def result(self, path: str) -> FileResult | None: ...
-
-    def paths_of(self, task_id: str) -> tuple[str, ...]: ...
-
-    def winner(self, task_id: str) -> Task | None: ...
-
-
-@dataclass
-class TreeState:
-    """`base` with the files of `replaced` as given (None: the file is absent here)."""
-
-    base: TreeView
-    replaced: Mapping[str, FileResult | None]
-    _claims: dict[str, list[str]] = field(init=False, default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for path, result in sorted(self.replaced.items()):
-            if result is not None and result.task is not None:
-                self._claims.setdefault(result.task.id, []).append(path)
-
-    def result(self, path: str) -> FileResult | None:
-        if path in self.replaced:
-            return self.replaced[path]
-        return self.base.result(path)
-
-    def paths_of(self, task_id: str) -> tuple[str, ...]:
-        kept = [p for p in self.base.paths_of(task_id) if p not in self.replaced]
-        return tuple(sorted(kept + self._claims.get(task_id, [])))
-
-    def winner(self, task_id: str) -> Task | None:
-        """The task that holds `task_id` here (the first path wins, as in a load)."""
-        paths = self.paths_of(task_id)
-        found = self.result(paths[0]) if paths else None
-        return found.task if found is not None else None
-
-    def touched_ids(self) -> set[str]:
-        """Ids of the tasks in the replaced files, here or in the base: the only ids whose
-        task, or whose set of claiming files, can differ between the two."""
-        ids = set(self._claims)
-        for path in self.replaced:
-            before = self.base.result(path)
-            if before is not None and before.task is not None:
-                ids.add(before.task.id)
-        return ids
-
-    def duplicates_among(self, ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
-        """Those of `ids` claimed by more than one file here, with every path, by id."""
-        found = {i: self.paths_of(i) for i in sorted(ids)}
-        return {i: paths for i, paths in found.items() if len(paths) > 1}
-
-    def problems_among(self, paths: Iterable[str]) -> dict[str, str]:
-        """Those of `paths` whose file here could not be read as a task: path → message."""
-        results = ((p, self.result(p)) for p in sorted(paths))
-        return {p: r.problem.message for p, r in results if r is not None and r.problem}
-
-
-def tree_at(
-    git: GitTree,
-    base: TreeView,
-    base_commit: str,
-    commit: str,
-    *,
-    is_task_path: Callable[[str], bool],
-    max_bytes: int,
-) -> TreeState:
-    """The tree at `commit`: `base` (the tree at `base_commit`) with every file that
-    differs put back as `commit` holds it (read by blob id: no path is looked up)."""
-    blobs = git.differences(commit, base_commit)
-    return TreeState(base, results_of(git, blobs, is_task_path, max_bytes))
 
 
 @dataclass(frozen=True, slots=True)

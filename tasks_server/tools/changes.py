@@ -1,6 +1,6 @@
 """Query tier: what changed between two states of the tree, and one task's history, from git.
 
-The states come from `storage.history` (the tree at a commit is the tree on disk with the
+The states come from `storage.states` (the tree at a commit is the tree on disk with the
 files that differ put back), the delta from `graph.delta`; this module resolves the
 arguments and turns ids into task rows of the state that holds them; the toolset pages the
 sections as one sequence.
@@ -27,19 +27,11 @@ from graph.delta import (
 )
 from graph.review import ChangesSince, changes_by_time, changes_from_delta
 from graph.sections import Sections
-from storage.disk_diff import disk_tree_at
 from storage.errors import HistoryError
-from storage.history import (
-    EMPTY_TREE,
-    GitTree,
-    TaskCommit,
-    TreeState,
-    TreeView,
-    task_commits,
-    tree_at,
-)
+from storage.history import EMPTY_TREE, GitTree, TaskCommit, task_commits
 from storage.model import Task
 from storage.reading import parse_result
+from storage.states import TreeState, TreeView, disk_tree_at, tree_at
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
 from tasks_server.listing import Listing, PageArgs, Rows
