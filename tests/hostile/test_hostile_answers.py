@@ -58,6 +58,7 @@ def bodies_tree(root: Path) -> None:
         write(root, f"b/b{n}.md", TASK.format(id=f"b{n}", extra="", body="x" * 1_000_000))
 
 
+@pytest.mark.deep  # a 10,000-task tree is loaded afresh for each
 @pytest.mark.anyio
 @pytest.mark.parametrize("client", [cycle_tree], indirect=True)
 async def test_blocked_rows_on_a_10000_task_cycle_list_a_few_members_and_the_length(
@@ -72,6 +73,7 @@ async def test_blocked_rows_on_a_10000_task_cycle_list_a_few_members_and_the_len
     assert _size(blocked) < 100_000 and _size(task) < 20_000
 
 
+@pytest.mark.deep  # a 10,000-task tree is loaded afresh for each
 @pytest.mark.anyio
 @pytest.mark.parametrize("client", [cycle_tree], indirect=True)
 async def test_a_write_refused_for_closing_a_10000_task_cycle_names_a_few_members(

@@ -17,6 +17,9 @@ from storage.repository import TaskRepository
 from tests.conftest import write
 from tests.reliability.stdio import ServerProcess, error_code
 
+# Four real server processes per round: a concurrency run, like the kill and load runs.
+pytestmark = pytest.mark.deep
+
 ROUNDS = 5
 SERVERS = 4
 TASK = "---\nid: {id}\ntitle: {id}\nstatus: active\n{extra}---\n"
