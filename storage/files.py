@@ -200,19 +200,23 @@ def atomic_write(path: Path, data: bytes) -> None:
     """Replace (or create) `path` with `data` atomically, keeping its mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with temp_file(path, data, _mode_of(path)) as temp:
-        os.replace(temp, path)
+        os.replace(temp.path, path)
     fsync_dir(path.parent)
 
 
-def atomic_create(path: Path, data: bytes) -> None:
-    """Create `path` with `data` atomically; AlreadyExists if a file is there."""
+def atomic_create(path: Path, data: bytes) -> os.stat_result:
+    """Create `path` with `data` atomically; AlreadyExists if a file is there. Returns the
+    new file's stat, taken on the descriptor that wrote it (no second look at the path)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with temp_file(path, data, None) as temp:
         try:
-            os.link(temp, path)
+            os.link(temp.path, path)
         except FileExistsError as exc:
             raise AlreadyExists(path.name) from exc
+        os.unlink(temp.path)  # before the fstat: the unlink changes the inode's ctime
+        written = os.fstat(temp.fd)
     fsync_dir(path.parent)
+    return written
 
 
 def read_seen(fd: int, path: Path, limit: int) -> Seen:
@@ -243,21 +247,24 @@ def next_mtime(seen: Seen) -> int:
     return max(time.time_ns(), seen.stamp[0] + 1000)
 
 
-def replace_checked(path: Path, data: bytes, seen: Seen) -> None:
+def replace_checked(path: Path, data: bytes, seen: Seen) -> os.stat_result:
     """Replace `path` (which the caller read as `seen`) with `data`, unless it changed:
-    Changed then, and the file is left as the other writer made it."""
+    Changed then, and the file is left as the other writer made it. Returns the new
+    file's stat, taken on the descriptor that wrote it once it is in place."""
     with temp_file(path, data, seen.mode) as temp:
-        os.utime(temp, ns=(next_mtime(seen),) * 2)
+        os.utime(temp.fd, ns=(next_mtime(seen),) * 2)
         if not still(path, seen):
             raise Changed(str(path))
-        if not exchange(temp, path):
-            os.replace(temp, path)  # no atomic exchange here: the check above must do
-        elif not still(temp, seen):  # an editor saved between the check and the swap
-            exchange(temp, path)
+        if not exchange(temp.path, path):
+            os.replace(temp.path, path)  # no atomic exchange here: the check above must do
+        elif not still(temp.path, seen):  # an editor saved between the check and the swap
+            exchange(temp.path, path)
             raise Changed(str(path))
         else:
-            os.unlink(temp)  # the old file, swapped out
+            os.unlink(temp.path)  # the old file, swapped out
+        written = os.fstat(temp.fd)
     fsync_dir(path.parent)
+    return written
 
 
 _RENAME_EXCHANGE = 2

@@ -7,8 +7,12 @@ A batch (a decompose, several completions, an import) is written in four steps:
 2. every new file's bytes go beside their target, as `.<name>.<txid>.tasks-journal`, fsynced;
 3. the record is filled with the list of steps and fsynced: this is the commit point;
 4. each of those files is swapped with its target (or linked, for a new file), checking
-   that what it displaced is what the batch read (`journal_steps.py`); the record is then
-   removed, the displaced files after it, and the folders fsynced.
+   that what it displaced is what the batch read (`journal_steps.py`); the folders are
+   fsynced, then the record is removed, the displaced files after it.
+
+A batch of N files in F folders costs N + 2F + 2 fsyncs (files, their folders before and
+after the swaps, the record and its folder); one file alone never comes here (the
+repository writes it with one guarded swap: two fsyncs).
 
 Recovery rolls forward (`recover`, run when a repository opens and before every write): a
 record that no live writer holds locked is replayed to completion when it was committed,
@@ -117,9 +121,7 @@ class Journal:
                 raise
             fsync_dir(folder)
             conflict = self._apply(txid, steps)  # if this fails, the next recovery ends it
-            record.unlink()
-            self._finish(txid, steps)
-        fsync_dir(folder)
+            self._finish(txid, steps, conflict)
         if conflict is not None:
             raise Changed(conflict)
 
@@ -157,9 +159,20 @@ class Journal:
         """Every step in, or none: the target that was not as read, if one was."""
         return apply_steps(steps, self._located(txid))
 
-    def _finish(self, txid: str, steps: Sequence[Step]) -> None:
-        for folder in sorted(finish_steps(steps, self._located(txid))):
+    def _finish(self, txid: str, steps: Sequence[Step], conflict: str | None) -> None:
+        """End an applied (or rolled-back) batch: its target folders fsynced, then its
+        record removed, then its temporary files. A record that outlives a power cut is
+        harmless once the swaps are durable (a replay finds every step applied), so its
+        removal is fsynced only after a roll-back, whose temporary files hold the new bytes:
+        a replay must never find the record with only some of those left."""
+        located = self._located(txid)
+        for folder in sorted({located(step)[0].parent for step in steps}):
             fsync_dir(folder)
+        with contextlib.suppress(FileNotFoundError):
+            (self.folder / f"{txid}.json").unlink()
+        if conflict is not None:
+            fsync_dir(self.folder)
+        finish_steps(steps, located)
 
     # --- recovery --------------------------------------------------------------------
 
@@ -199,7 +212,7 @@ class Journal:
         conflict = self._apply(txid, steps)
         if conflict is not None:
             self._report(txid, conflict, steps)
-        self._finish(txid, steps)
+        self._finish(txid, steps, conflict)
 
     def _report(self, txid: str, conflict: str, steps: Sequence[Step]) -> None:
         """Leave a note of a batch a replay rolled back (a load problem until removed)."""

@@ -149,13 +149,9 @@ def roll_back(steps: Sequence[Step], located: Located) -> None:
             _swap_out(step, target, temp)
 
 
-def finish_steps(steps: Sequence[Step], located: Located) -> set[Path]:
+def finish_steps(steps: Sequence[Step], located: Located) -> None:
     """Remove the temporary files (displaced old files, or staged ones of a rolled-back
-    batch); returns the folders touched, to fsync."""
-    folders: set[Path] = set()
+    batch)."""
     for step in steps:
-        target, temp = located(step)
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        folders.add(target.parent)
-    return folders
+            os.unlink(located(step)[1])

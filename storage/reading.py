@@ -6,7 +6,7 @@ or unparseable and modified in the last moments (an editor truncating and rewrit
 place), is read again for a short while: an empty one for up to half a second, a broken
 one until it has stopped changing. A reader never answers from a half-written file.
 
-Before a write, `checked_bytes` makes sure the new bytes are under the size cap and read
+Before a write, `checked_write` makes sure the new bytes are under the size cap and read
 back as a task: a write that would make a task vanish is refused before its first byte.
 """
 
@@ -21,16 +21,18 @@ from pathlib import Path
 from storage import codec
 from storage.errors import NotATask, ParseError, TaskNotFound, TooLarge, WouldNotLoad
 from storage.files import Seen, read_bounded, read_regular
+from storage.model import Task
 from storage.table import FileResult, Problem, ProblemKind
 
 __all__ = [
     "changed_of",
-    "checked_bytes",
+    "checked_write",
     "parse_result",
     "problem_result",
     "read_for_update",
     "read_ignore_file",
     "read_task_file",
+    "written_result",
 ]
 
 _SETTLE_TRIES = 100  # reads of an empty file caught mid-rewrite, at most (0.5 s in all)
@@ -157,10 +159,12 @@ def _read_seen_whole(relative: str, fd: int, limit: int) -> Seen:
     return Seen(st.st_ino, _stamp(st), stat.S_IMODE(st.st_mode), data)
 
 
-def checked_bytes(relative: str, limit: int, text: str, *, task_id: str | None = None) -> bytes:
-    """The bytes of a file about to be written, once they are known to read back as a
-    task (with `task_id`, when given): TooLarge over the size cap, WouldNotLoad if they
-    would not read as that task."""
+def checked_write(
+    relative: str, limit: int, text: str, *, task_id: str | None = None
+) -> tuple[bytes, Task]:
+    """The bytes of a file about to be written and the task they read back as, once they
+    are known to read back as a task (with `task_id`, when given): TooLarge over the size
+    cap, WouldNotLoad if they would not read as that task. The one parse of a write."""
     data = text.encode()
     if len(data) > limit:
         raise TooLarge(relative, len(data), limit)
@@ -170,7 +174,13 @@ def checked_bytes(relative: str, limit: int, text: str, *, task_id: str | None =
         raise WouldNotLoad(relative, detail)
     if task_id is not None and result.task.id != task_id:
         raise WouldNotLoad(relative, f"it would read back with id {result.task.id!r}")
-    return data
+    return data, result.task
+
+
+def written_result(relative: str, task: Task, written: os.stat_result) -> FileResult:
+    """The result of a file this process just wrote: the task its checked bytes read back
+    as, with the stat of the written file (no second read of the file)."""
+    return FileResult(relative, _stamp(written), task=task, changed=changed_of(written))
 
 
 def problem_result(

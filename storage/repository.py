@@ -52,11 +52,12 @@ from storage.journal import INDEX_FOLDER, Journal, JournalWrite, is_journal_temp
 from storage.model import Task, is_valid_id
 from storage.reading import (
     changed_of,
-    checked_bytes,
+    checked_write,
     problem_result,
     read_for_update,
     read_ignore_file,
     read_task_file,
+    written_result,
 )
 from storage.table import FileResult, FileTable, ProblemKind
 from storage.temps import is_temp_name, sweep_one, sweep_temps
@@ -330,15 +331,30 @@ class TaskRepository:
     def create(self, task: Task) -> FileResult:
         """Write a new task file (never over an existing one)."""
         self.recover()
-        relative, data = self._new_file(task)
-        atomic_create(inside_root(self.root, relative), data)
-        return self._reread(relative)
+        relative, data, written = self._new_file(task)
+        return self._create_one(JournalWrite(relative, data), written)
 
-    def _new_file(self, task: Task) -> tuple[str, bytes]:
-        """Where a new task goes, and its checked bytes."""
+    def _new_file(self, task: Task) -> tuple[str, bytes, Task]:
+        """Where a new task goes, its checked bytes and the task they read back as."""
         relative = self.path_for_new(task)
         text = codec.text_of(replace(task, path=relative))  # serialised once, parsed once:
-        return relative, checked_bytes(relative, self.max_bytes, text, task_id=task.id)
+        return relative, *checked_write(relative, self.max_bytes, text, task_id=task.id)
+
+    def _create_one(self, write: JournalWrite, task: Task) -> FileResult:
+        """One new file, in one atomic link: its bytes and its folder fsynced, no more."""
+        stat = atomic_create(inside_root(self.root, write.relative), write.data)
+        return written_result(write.relative, task, stat)
+
+    def _replace_one(self, write: JournalWrite, task: Task) -> FileResult:
+        """One changed file (locked and read as `write.seen` by the caller), swapped in
+        with the guarded exchange; Conflict when it changed since it was read."""
+        assert write.seen is not None  # an update's
+        path = inside_root(self.root, write.relative)
+        try:
+            stat = replace_checked(path, write.data, write.seen)
+        except Changed as exc:
+            raise _conflict(write.relative, write.seen, path) from exc
+        return written_result(write.relative, task, stat)
 
     def update(
         self,
@@ -361,14 +377,10 @@ class TaskRepository:
         with locked(path) as fd:
             seen, text = read_for_update(relative, path, fd, self.max_bytes)
             _check_expected(relative, seen, expected_modified)
-            data = checked_bytes(
+            data, written = checked_write(
                 relative, self.max_bytes, codec.update_text(text, changes, relative, body=body)
             )
-            try:
-                replace_checked(path, data, seen)
-            except Changed as exc:
-                raise _conflict(relative, seen, path) from exc
-        return self._reread(relative)
+            return self._replace_one(JournalWrite(relative, data, seen), written)
 
     def _existing(self, relative: str) -> Path:
         path = inside_root(self.root, relative)
@@ -403,9 +415,12 @@ class TaskRepository:
         Every new text is prepared and checked (ids, size cap, that it reads back) and every
         file to update is locked and read before the first file is touched; a file that
         changes under us before the commit point is a Conflict, and nothing is written.
+        An update that leaves a file's bytes as they are is not written. When one file is
+        left to write, it is written alone, as `create` or `update` write one (no journal:
+        one atomic rename is already all or nothing).
         """
         self.recover()
-        writes = [self._new_write(task) for task in creates]
+        planned = [self._new_write(task) for task in creates]
         targets = sorted({relative for relative, _ in updates})
         with contextlib.ExitStack() as stack:
             seen: dict[str, tuple[Seen, str]] = {}
@@ -413,7 +428,10 @@ class TaskRepository:
                 path = self._existing(relative)
                 fd = stack.enter_context(locked(path))
                 seen[relative] = read_for_update(relative, path, fd, self.max_bytes)
-            writes += self._updated(updates, seen)
+            planned += self._updated(updates, seen)
+            if len(planned) <= 1:
+                return [self._write_one(*write) for write in planned]
+            writes = [write for write, _ in planned]
             try:
                 self.journal.commit(writes)
             except Changed as exc:
@@ -423,25 +441,37 @@ class TaskRepository:
                 raise _conflict(relative, seen[relative][0], self.root / relative) from exc
         return [self._reread(write.relative) for write in writes]
 
-    def _new_write(self, task: Task) -> JournalWrite:
-        relative, data = self._new_file(task)
+    def _write_one(self, write: JournalWrite, task: Task) -> FileResult:
+        if write.seen is None:
+            try:
+                return self._create_one(write, task)
+            except AlreadyExists as exc:  # the path, taken since it was checked
+                raise AlreadyExists(write.relative) from exc
+        return self._replace_one(write, task)
+
+    def _new_write(self, task: Task) -> tuple[JournalWrite, Task]:
+        relative, data, written = self._new_file(task)
         if os.path.lexists(inside_root(self.root, relative)):
             raise AlreadyExists(relative)
-        return JournalWrite(relative, data)
+        return JournalWrite(relative, data), written
 
     def _updated(
         self,
         updates: Sequence[tuple[str, Mapping[str, object]]],
         seen: Mapping[str, tuple[Seen, str]],
-    ) -> list[JournalWrite]:
-        """The new text of every updated file (a file named twice gets both changes)."""
+    ) -> list[tuple[JournalWrite, Task]]:
+        """The new text of every updated file (a file named twice gets both changes), and
+        the task it reads back as; a file whose text does not change is left out."""
         texts = {relative: text for relative, (_, text) in seen.items()}
         for relative, changes in updates:
             texts[relative] = codec.update_text(texts[relative], changes, relative)
-        return [
-            JournalWrite(relative, checked_bytes(relative, self.max_bytes, text), seen[relative][0])
-            for relative, text in texts.items()
-        ]
+        planned = []
+        for relative, text in texts.items():
+            if text == seen[relative][1]:
+                continue
+            data, written = checked_write(relative, self.max_bytes, text)
+            planned.append((JournalWrite(relative, data, seen[relative][0]), written))
+        return planned
 
     @contextlib.contextmanager
     def write_lock(self) -> Iterator[None]:

@@ -15,9 +15,18 @@ import re
 import secrets
 import stat
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DEFAULT_MODE", "TEMP_SUFFIX", "is_temp_name", "sweep_one", "sweep_temps", "temp_file"]
+__all__ = [
+    "DEFAULT_MODE",
+    "TEMP_SUFFIX",
+    "Temp",
+    "is_temp_name",
+    "sweep_one",
+    "sweep_temps",
+    "temp_file",
+]
 
 TEMP_SUFFIX = ".tasks-tmp"
 _LEGACY_TEMP = re.compile(r"\..+\.(md|json)\.[a-z0-9_]{8}\.tmp")  # our `mkstemp` names of before
@@ -56,13 +65,21 @@ def _fill(fd: int, data: bytes, mode: int) -> None:
     os.fsync(fd)
 
 
+@dataclass(frozen=True, slots=True)
+class Temp:
+    """A temporary file being written: its path, and its open (locked) descriptor."""
+
+    path: Path
+    fd: int
+
+
 @contextlib.contextmanager
-def temp_file(path: Path, data: bytes, mode: int | None) -> Iterator[Path]:
+def temp_file(path: Path, data: bytes, mode: int | None) -> Iterator[Temp]:
     """A fsynced, locked temporary file holding `data`; removed after unless renamed."""
     temp, fd = _new_temp(path)
     try:
         _fill(fd, data, DEFAULT_MODE if mode is None else mode)
-        yield temp
+        yield Temp(temp, fd)
     finally:
         with contextlib.suppress(FileNotFoundError):
             if os.stat(temp, follow_symlinks=False).st_ino == os.fstat(fd).st_ino:

@@ -472,8 +472,10 @@ def reorder_children(ctx: ServerContext, args: ReorderChildrenInput) -> ReorderC
             f"{len(unknown)} id(s) are not children of {shown(args.parent_id)}: {listed}",
         )
     ordered = list(dict.fromkeys(args.order)) + [c for c in current if c not in args.order]
-    updates = [(ctx.index.require(c).path, {"order": n}) for n, c in enumerate(ordered)]
-    ctx.live.record(ctx.live.repository.write_batch([], updates))
+    moved = [(ctx.index.require(c), n) for n, c in enumerate(ordered)]
+    updates = [(task.path, {"order": n}) for task, n in moved if task.order != n]
+    if updates:  # a child already at its place is not written; one alone, without a journal
+        ctx.live.record(ctx.live.repository.write_batch([], updates))
     children = ctx.index.children(args.parent_id)
     return ReorderChildrenOutput(
         parent_id=args.parent_id,

@@ -78,7 +78,7 @@ def test_a_batch_is_never_journaled_through_an_index_link(root: Path, outside: P
     (root / ".tasks-index").symlink_to(outside)
     repo = TaskRepository(root)
     with pytest.raises(PathOutsideRoot, match="symlink"):
-        repo.write_batch([Task(id="b", title="B", path="")])
+        repo.write_batch([Task(id="b", title="B", path=""), Task(id="c", title="C", path="")])
     assert list(outside.iterdir()) == []
     assert sorted(t.id for t in repo.scan().tasks()) == ["a"]
 

@@ -536,3 +536,33 @@ def test_an_ignore_pattern_matches_the_whole_path_or_its_last_part(
     write(tmp_path, ".tasksignore", pattern + "\n")
     paths = {t.path for t in TaskRepository(tmp_path).scan().tasks()}
     assert paths == set(kept)
+
+
+def test_a_write_of_one_file_answers_what_a_fresh_read_of_it_finds(tmp_path: Path) -> None:
+    repo = TaskRepository(tmp_path)
+    write(tmp_path, "p/a.md", TASK.format(id="a", title="A"))
+    write(tmp_path, "p/b.md", TASK.format(id="b", title="B"))
+    created = repo.create(Task(id="c", title="C", path="", project="p"))
+    assert created == repo.read(created.path)
+    assert repo.update("p/a.md", {"title": "Ours"}) == repo.read("p/a.md")
+    [batched] = repo.write_batch([], [("p/b.md", {"status": "done"})])
+    assert batched == repo.read("p/b.md")
+    assert batched.task is not None and batched.task.status == "done"
+
+
+def test_a_batch_of_one_file_changed_since_its_read_is_a_conflict_and_the_edit_kept(
+    tmp_path: Path,
+) -> None:
+    repo = TaskRepository(tmp_path)
+    write(tmp_path, "a.md", TASK.format(id="a", title="A"))
+    with pytest.raises(Conflict):
+        repo.update("a.md", {"title": "Ours"}, expected_modified=datetime(2000, 1, 1, tzinfo=UTC))
+    assert "title: A" in (tmp_path / "a.md").read_text()
+
+
+def test_a_batch_that_changes_no_bytes_writes_nothing(tmp_path: Path) -> None:
+    repo = TaskRepository(tmp_path)
+    path = write(tmp_path, "a.md", TASK.format(id="a", title="A"))
+    before = path.stat()
+    assert repo.write_batch([], [("a.md", {"title": "A"})]) == []
+    assert (path.stat().st_ino, path.stat().st_mtime_ns) == (before.st_ino, before.st_mtime_ns)

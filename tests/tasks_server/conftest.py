@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
@@ -21,6 +22,15 @@ def make_server(root: Path, **options: Any) -> TasksServer:
     server = create_server(root, watch=options.pop("watch", False), **options)
     server.context.clock = lambda: NOW
     return server
+
+
+@contextlib.asynccontextmanager
+async def session_on(root: Path) -> AsyncIterator[Client]:
+    """A real in-memory MCP client session to a server over `root`, closed after."""
+    server = make_server(root)
+    async with Client(server) as session:
+        yield session
+    server.context.close()
 
 
 @pytest.fixture

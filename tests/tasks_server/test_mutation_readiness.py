@@ -16,7 +16,7 @@ from mcp import Client
 from graph.index import TaskIndex
 from storage.repository import TaskRepository
 from tests.conftest import examples, write
-from tests.tasks_server.conftest import call, make_server
+from tests.tasks_server.conftest import call, make_server, session_on
 
 pytestmark = pytest.mark.anyio
 
@@ -43,10 +43,8 @@ def tree(root: Path) -> Path:
 
 @pytest.fixture
 async def client(tmp_path: Path) -> AsyncIterator[Client]:
-    server = make_server(tree(tmp_path / "tree"))
-    async with Client(server) as session:
+    async with session_on(tree(tmp_path / "tree")) as session:
         yield session
-    server.context.close()
 
 
 async def ready_ids(client: Client) -> set[str]:

@@ -1,0 +1,117 @@
+"""What each write pays for durability, counted in fsync calls (not time), through a real
+in-memory MCP client: a one-task write is its file and its folder; the journal (and its
+record) only where several files change together."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import write
+from tests.tasks_server.conftest import call, session_on
+
+pytestmark = pytest.mark.anyio
+
+TASK = "---\nid: {id}\ntitle: Task {id}\nstatus: active\n{extra}---\nBody.\n"
+CHILD = "parent: up\norder: {n}\n"
+
+
+def tree(root: Path) -> Path:
+    write(root, "p/up.md", TASK.format(id="up", extra=""))
+    for n in range(3):
+        extra = CHILD.format(n=n * n)  # orders 0, 1, 4
+        write(root, f"p/kid{n}.md", TASK.format(id=f"kid{n}", extra=extra))
+    for name in ("one", "two", "three", "four", "five", "six", "seven"):
+        write(root, f"p/{name}.md", TASK.format(id=name, extra=""))
+    return root
+
+
+@pytest.fixture
+def synced(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[str]]:
+    """What each fsync of this process names, relative to the tree (`.` for its root;
+    temporary files as `<folder>/~tmp`, journal files as `<folder>/~journal`)."""
+    root, names, real = (tmp_path / "tree").resolve(), [], os.fsync
+
+    def counted(fd: int) -> None:
+        names.append(_shown(Path(os.readlink(f"/proc/self/fd/{fd}")), root))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", counted)
+    yield names
+
+
+def _shown(path: Path, root: Path) -> str:
+    relative = path.relative_to(root)
+    name = relative.name
+    if name.endswith(".tasks-tmp"):
+        return f"{relative.parent}/~tmp"
+    if name.endswith(".tasks-journal") or name.endswith(".json"):
+        return f"{relative.parent}/~journal"
+    return str(relative)
+
+
+@pytest.fixture
+async def client(tmp_path: Path) -> AsyncIterator[Client]:
+    async with session_on(tree(tmp_path / "tree")) as session:
+        yield session
+
+
+async def synced_by(client: Client, synced: list[str], tool: str, **args: Any) -> list[str]:
+    synced.clear()
+    await call(client, tool, **args)
+    return list(synced)
+
+
+ONE_FILE = ["p/~tmp", "p"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("update_task", {"task_id": "one", "priority": 1}),
+        ("complete_task", {"task_id": "two"}),
+        ("complete_tasks", {"task_ids": ["three"]}),
+        ("claim_task", {"task_id": "four", "agent": "a", "lease_seconds": 60}),
+        ("add_note", {"task_id": "five", "text": "seen", "author": "a"}),
+        ("reorder_children", {"parent_id": "up", "order": ["kid0", "kid1", "kid2"]}),
+    ],
+)
+async def test_a_write_of_one_file_fsyncs_that_file_and_its_folder_only(
+    client: Client, synced: list[str], tool: str, args: dict[str, Any]
+) -> None:
+    assert await synced_by(client, synced, tool, **args) == ONE_FILE
+
+
+async def test_a_new_task_fsyncs_its_file_and_its_folder_only(
+    client: Client, synced: list[str]
+) -> None:
+    found = await synced_by(client, synced, "create_task", title="New", project="q")
+    assert found == ["q/tasks/~tmp", "q/tasks"]
+
+
+async def test_a_batch_of_several_files_pays_for_its_journal_once(
+    client: Client, synced: list[str]
+) -> None:
+    found = await synced_by(client, synced, "complete_tasks", task_ids=["six", "seven"])
+    # both files staged, their folder, the record and its folder (the commit point), then
+    # the folder again once the swaps are in
+    journal = ".tasks-index/journal"
+    assert found == ["p/~journal", "p/~journal", "p", f"{journal}/~journal", journal, "p"]
+
+
+async def test_reordering_children_already_in_place_writes_nothing(
+    client: Client, synced: list[str], tmp_path: Path
+) -> None:
+    await call(client, "reorder_children", parent_id="up", order=["kid0", "kid1"])
+    before = {p: p.stat().st_mtime_ns for p in (tmp_path / "tree/p").glob("kid*.md")}
+    found = await synced_by(client, synced, "reorder_children", parent_id="up", order=["kid0"])
+    assert found == []
+    children = (await call(client, "get_children", task_id="up"))["tasks"]
+    assert [c["id"] for c in children] == ["kid0", "kid1", "kid2"]
+    assert "order: 2\n" in (tmp_path / "tree/p/kid2.md").read_text()
+    assert {p: p.stat().st_mtime_ns for p in before} == before
