@@ -25,7 +25,7 @@ from graph.sections import Sections
 from graph.windowing import window_named
 from tasks_server.context import ServerContext
 from tasks_server.guidance import Guidance
-from tasks_server.models import Input
+from tasks_server.models import Count, Input, Unset
 from tasks_server.paging import open_window
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskBrief, TaskView
 
@@ -38,9 +38,7 @@ M = TypeVar("M", bound=BaseModel)
 Rows = Callable[[Sequence[str]], Sequence[Any]]
 
 
-Limit = Annotated[
-    int, Field(ge=1, le=MAX_PAGE, description="Page size: at most this many items in all lists.")
-]
+Limit = Annotated[int, Field(ge=1, le=MAX_PAGE, description="Page size (all lists together).")]
 """The page size, declared once: a tool whose default differs writes `limit: Limit = 25`."""
 
 
@@ -50,7 +48,7 @@ class PageArgs(Input):
     NOT_QUERY: ClassVar[frozenset[str]] = frozenset({"limit", "cursor", "fields", "max_body_chars"})
 
     limit: Limit = 50
-    cursor: str | None = Field(None, description="next_cursor from the previous page.")
+    cursor: str | Unset = Field(None, description="next_cursor of the last page.")
 
     def selection(self) -> dict[str, Any]:
         """The arguments that choose what is listed (a cursor is tied to them); how rows are
@@ -84,9 +82,7 @@ class TaskListArgs(PageArgs):
     """A page of task rows: `fields` and `max_body_chars` choose how each row is shown."""
 
     fields: Fields = Field("brief", description=FIELDS_DESCRIPTION)
-    max_body_chars: int | None = Field(
-        2000, ge=0, description="With fields='full': bodies longer than this are cut and flagged."
-    )
+    max_body_chars: Count | Unset = Field(2000, description="Full rows: bodies cut past this.")
 
 
 def page(ctx: ServerContext, tool: str, args: BaseModel, listing: Listing[M], target: type[M]) -> M:

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Annotated
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from storage.model import ID_PATTERN
 from storage.repository import MAX_FILE_BYTES
@@ -21,15 +22,18 @@ __all__ = [
     "MAX_SINCE_DAYS",
     "AwareMoment",
     "Body",
+    "Count",
     "Envelope",
     "IdArg",
     "Input",
     "Moment",
     "NewIdArg",
     "PageInfo",
+    "Priority",
     "ShortText",
     "TaskPage",
     "Title",
+    "Unset",
 ]
 
 MAX_SINCE_DAYS = 36_500.0  # a century: any longer window is every change there is
@@ -61,6 +65,13 @@ NewIdArg = Annotated[str, Field(max_length=MAX_ID_CHARS, pattern=ID_PATTERN.patt
 ShortText = Annotated[str, Field(max_length=MAX_SHORT_CHARS)]
 Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS), AfterValidator(_not_blank)]
 """A title: not blank; surrounding spaces are dropped (the reader drops them too)."""
+Priority = Annotated[int, Field(ge=0, le=4)]
+Count = Annotated[int, Field(ge=0)]
+Unset = SkipJsonSchema[None]
+"""The type of an optional reading argument whose absence means 'not given': `X | Unset =
+None` publishes plain X, without a null branch (send the key or leave it out; a null sent
+is still read as not given). X carries its own bounds (`Priority`, not `Field(le=4)` on the
+union, which pydantic cannot publish)."""
 Body = Annotated[str, Field(max_length=MAX_FILE_BYTES)]
 """A markdown body; the file it makes must still fit the file size limit (checked on write)."""
 
