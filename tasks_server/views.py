@@ -50,7 +50,7 @@ CLAIM_FIELDS = frozenset({"claimed_by", "claim_expires", "claim_live"})
 BRIEF_FIELDS = frozenset(
     {"id", "title", "type", "status", "priority", "project", "parent", *CLAIM_FIELDS}
 )
-FIELDS_DESCRIPTION = "'full' adds every other field and the body."
+FIELDS_DESCRIPTION = "'full': all fields, body too."
 
 
 BLOCKS_SHOWN = 50

@@ -19,7 +19,17 @@ from tasks_server.context import ServerContext
 from tasks_server.filters import TaskFilterInput, apply_filters
 from tasks_server.guidance import guide
 from tasks_server.listing import Listing, TaskListArgs
-from tasks_server.models import Count, Envelope, IdArg, Input, PageInfo, Priority, TaskPage, Unset
+from tasks_server.models import (
+    Columns,
+    Count,
+    Envelope,
+    IdArg,
+    Input,
+    PageInfo,
+    Priority,
+    TaskPage,
+    Unset,
+)
 from tasks_server.registry import tool
 from tasks_server.tools._about import about
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow, TaskView
@@ -236,7 +246,7 @@ class BlockedTask(Input):
 
 
 class GetBlockedTasksOutput(PageInfo):
-    tasks: list[BlockedTask] = Field(description="Blocked tasks with the reasons.")
+    tasks: list[BlockedTask] | Columns = Field(description="Blocked tasks with the reasons.")
 
 
 class GetReviewTasksOutput(TaskPage):

@@ -223,7 +223,8 @@ def test_a_list_row_schema_types_the_brief_fields_and_lets_full_rows_through(
     toolset = open_toolset(example_root, watch=False)
     toolset.context.close()
     schema = output_schema(toolset.specs["list_tasks"].output_model)
-    row = schema["properties"]["tasks"]["items"]
+    rows, _columns = schema["properties"]["tasks"]["anyOf"]  # objects first, then columns
+    row = rows["items"]
     assert "anyOf" not in row and "additionalProperties" not in row
     assert set(row["required"]) == BRIEF_FIELDS - {"project", "parent"} - CLAIM_FIELDS
     assert set(row["properties"]) == BRIEF_FIELDS
