@@ -58,8 +58,7 @@ class GetDecompositionContextOutput(Envelope):
 def get_decomposition_context(
     ctx: ServerContext, args: TaskIdInput
 ) -> Listing[GetDecompositionContextOutput]:
-    """What you need to split a task: it, its children, parent and siblings, project peers.
-    Lists are paged as one sequence, in field order: follow next_cursor until null."""
+    """What you need to split a task: it, its children, parent, siblings, project peers."""
     task = ctx.index.require(args.task_id)
     found = neighborhood.decomposition_context(ctx.index, task)
     then = f"Propose children, then call decompose_task on {args.task_id}"
@@ -116,9 +115,8 @@ class GetTaskNeighborhoodInput(TaskIdInput):
 def get_task_neighborhood(
     ctx: ServerContext, args: GetTaskNeighborhoodInput
 ) -> Listing[GetTaskNeighborhoodOutput]:
-    """A task with its parent, children, dependencies, dependents, project peers and the
-    orphan tasks. Lists are paged as one sequence, in field order: follow next_cursor until
-    null; `sections` leaves lists out. You decide which relationships to add."""
+    """A task with its parent, children, dependencies, dependents, project peers and orphans;
+    `sections` picks the lists. You decide which relationships to add."""
     unknown = sorted(set(args.sections or ()) - set(NEIGHBORHOOD_LISTS))
     if unknown:
         raise ToolFailure(
