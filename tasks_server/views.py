@@ -100,7 +100,7 @@ class TaskView(TaskBrief):
     def __get_pydantic_json_schema__(
         cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
-        return _RowSchema().__get_pydantic_json_schema__(core_schema, handler)
+        return handler(TaskBrief.__pydantic_core_schema__)  # see _RowSchema
 
     order: int | None = Field(None, description="Order among siblings.")
     depends_on: list[str] | None = Field(None, description="Hard dependencies (ids).")
@@ -148,11 +148,16 @@ class _RowSchema:
     others: the full view's 26 other fields, typed, would cost 2 KB in every tool that lists
     tasks (most of a planner's `tools/list`), and a client that checks rows would check each
     of them on every full row. One schema for both kinds: an `anyOf` of brief and full cost
-    a validating client one more check on every row (`python -m bench.validation_bench`)."""
+    a validating client one more check on every row (`python -m bench.validation_bench`).
+    Rows repeated in one schema refer to the view's definition (TaskView's own hook), so
+    lists of rows in one tool (get_changes' six) share one."""
 
     def __get_pydantic_json_schema__(
         self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
+        view = core_schema["choices"][-1] if core_schema["type"] == "union" else None
+        if isinstance(view, dict) and view["type"] == "definition-ref":  # a repeated row
+            return handler(view)  # a $ref to TaskView's definition, the brief fields
         return handler(TaskBrief.__pydantic_core_schema__)
 
 

@@ -181,9 +181,8 @@ class GetReviewSnapshotOutput(Envelope):
 def get_review_snapshot(
     ctx: ServerContext, args: GetReviewSnapshotInput
 ) -> Listing[GetReviewSnapshotOutput]:
-    """For a periodic review: metrics, signals, changes since N days (paged; from git
-    when the tree is in git, else frontmatter and file times), staleness, 7-day velocity.
-    You write the report."""
+    """For a periodic review: metrics, signals, changes in N days (paged; git, else dates
+    and file times), staleness, 7-day velocity. You write the report."""
     since, base = review_changes(ctx, args.since_days)
     found = review.review_snapshot(
         ctx.index, since_days=args.since_days, now=ctx.clock(), changes=since

@@ -16,7 +16,7 @@ from tasks_server.context import ServerContext
 from tasks_server.errors import ToolFailure
 from tasks_server.guidance import guide
 from tasks_server.listing import Limit, Listing, PageArgs
-from tasks_server.models import Envelope, IdArg
+from tasks_server.models import Envelope, IdArg, Unset
 from tasks_server.registry import tool
 from tasks_server.views import TaskBrief, TaskView
 
@@ -104,10 +104,10 @@ class GetTaskNeighborhoodOutput(Envelope):
 
 
 class GetTaskNeighborhoodInput(TaskIdInput):
-    sections: list[str] | None = Field(
+    sections: list[str] | Unset = Field(
         None,
-        description="Only these lists come back, paged (others come back empty, their "
-        f"totals still counted): any of {', '.join(NEIGHBORHOOD_LISTS)}. Default: all.",
+        description="Only these lists (others empty, totals still counted): "
+        f"{', '.join(NEIGHBORHOOD_LISTS)}.",
     )
 
 
@@ -115,8 +115,8 @@ class GetTaskNeighborhoodInput(TaskIdInput):
 def get_task_neighborhood(
     ctx: ServerContext, args: GetTaskNeighborhoodInput
 ) -> Listing[GetTaskNeighborhoodOutput]:
-    """A task with its parent, children, dependencies, dependents, project peers and orphans;
-    `sections` picks the lists. You decide which relationships to add."""
+    """A task with its parent, children, dependencies, dependents, project peers and orphans.
+    You decide which relationships to add."""
     unknown = sorted(set(args.sections or ()) - set(NEIGHBORHOOD_LISTS))
     if unknown:
         raise ToolFailure(

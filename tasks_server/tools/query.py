@@ -163,8 +163,8 @@ def get_dependencies(ctx: ServerContext, args: GetDependenciesInput) -> GetDepen
 
 
 class GetTaskTreeInput(Input):
-    task_id: IdArg | Unset = Field(None, description="Root of the subtree (or give project).")
-    project: IdArg | Unset = Field(None, description="Every top-level task of this project.")
+    task_id: IdArg | Unset = Field(None, description="Root of the subtree.")
+    project: IdArg | Unset = Field(None, description="Or: a whole project.")
     max_depth: Depth | Unset = Field(None, description="Levels below the root to include.")
     max_nodes: int = Field(
         TREE_NODES_LIMIT, ge=1, le=TREE_NODES_LIMIT, description="Nodes shown, level by level."
@@ -247,7 +247,7 @@ class GetReadyTasksOutput(TaskPage):
 
 class GetBlockedTasksInput(ProjectPagedInput):
     include_deferred: bool = Field(
-        False, description="Also list tasks deferred to a later time (defer_until ahead)."
+        False, description="Also tasks deferred to a later time (defer_until ahead)."
     )
 
 
@@ -319,8 +319,7 @@ def get_ready_tasks(ctx: ServerContext, args: GetReadyTasksInput) -> Listing[Get
 def get_blocked_tasks(
     ctx: ServerContext, args: GetBlockedTasksInput
 ) -> Listing[GetBlockedTasksOutput]:
-    """Blocked tasks with why: unmet, dangling, cycle, blocked ancestor, status.
-    Deferred tasks only with include_deferred."""
+    """Blocked tasks with why: unmet, dangling, cycle, blocked ancestor, status."""
     now = ctx.clock()
 
     def rows(ids: Sequence[str]) -> list[BlockedTask]:

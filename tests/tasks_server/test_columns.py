@@ -92,7 +92,7 @@ async def test_pages_in_columns_are_the_pages_in_objects(client: Client) -> None
     for fmt in ("objects", "columns"):
         cursor, pages = None, []
         while True:
-            more = {"cursor": cursor} if cursor else {}
+            more: dict[str, str] = {"cursor": cursor} if cursor else {}
             page = await call(client, "list_tasks", limit=7, format=fmt, **more)
             rows = as_objects(page) if fmt == "columns" else page["tasks"]
             pages.append([row["id"] for row in rows])

@@ -78,9 +78,13 @@ async def test_planner_listing_stays_small(example_root: Path) -> None:
     assert planner < everything * 0.6
 
 
-PLANNER_MAX_BYTES = (15_360, 43_008)
+PLANNER_MAX_BYTES = (15_360 + 1_646, 43_008 + 6_478)
 """A planner's `tools/list` (without output schemas, with them), compact JSON, as
-`python -m bench.listing_bench` measures it: at most 15 KB and 42 KB. Issue 23 asks for
+`python -m bench.listing_bench` measures it. Its first 17 tools are held to 15 KB and 42 KB;
+get_changes and get_task_history came after, and the bounds grow by exactly what those two
+measure (1,646 and 6,478 bytes: 1,040 + 606 without output schemas, 4,270 + 2,208 with),
+once descriptions across the planner's tools were cut (the first 17 measure 15,318 and
+42,853; less would mean removing arguments or typing results less). Issue 23 asks for
 10 KB and 30 KB; these bounds pin what is reached so far, so that it cannot grow back."""
 
 
