@@ -1,6 +1,6 @@
 """Tool latency over a real stdio MCP session, against the protocol floor.
 
-    python -m bench.mcp_bench --n 10000 --calls 300 [--against DIR]
+    python -m bench.mcp_bench --n 10000 --calls 300 [--against DIR] [--formats-only]
 
 Generates a synthetic tree, starts `python -m tasks_server serve` on it and two floors: a
 null server (tools that do nothing, or return 1,000 plain rows as text) and a replay server
@@ -11,9 +11,12 @@ p50/p99 per tool:
   outputSchema (as agents' clients do); mutations run on the same tree; the neighbourhood
   at its default page (25 tasks) and at 50; `list_tasks` with 1,000 brief rows; and the
   whole tree paged by 1,000 rows, end to end;
-- through a raw JSON-RPC client (no validation): the server's own cost, beside the floor.
-`--against DIR` also runs every case with the server started from another checkout (e.g.
-the main branch), in the same run, so the two compare under the same machine load.
+- through a raw JSON-RPC client (no validation): the server's own cost, beside the floor;
+- `list_tasks` 1,000 brief rows as objects and with `format: "columns"`, through the SDK
+  client (p50, calls interleaved) and the bytes of each answer on the pipe.
+`--formats-only` runs only the objects-versus-columns case. `--against DIR` also runs every
+case with the server started from another checkout (e.g. the main branch), in the same run,
+so the two compare under the same machine load.
 Figures only; no assertions.
 """
 
@@ -161,6 +164,46 @@ def raw(root: Path, calls: int, cwd: Path | None) -> dict[str, tuple[float, floa
     }
 
 
+async def sdk_formats(root: Path, calls: int, cwd: Path | None) -> dict[str, float]:
+    """p50 ms of `list_tasks` 1,000 as objects and in columns, through the SDK client; the
+    two formats alternate call by call, so both see the same machine load."""
+    params = StdioServerParameters(command=sys.executable, args=serve(root), cwd=cwd)
+    samples: dict[str, list[float]] = {fmt: [] for fmt in FORMATS}
+    async with Client(params) as client:
+        for n in range(calls + 1):
+            for fmt, extra in FORMATS.items():
+                started = time.perf_counter()
+                await client.call_tool("list_tasks", {"limit": 1000, **extra})
+                if n:  # the first round warms both up
+                    samples[fmt].append((time.perf_counter() - started) * 1000)
+    return {fmt: statistics.median(found) for fmt, found in samples.items()}
+
+
+def wire_bytes(root: Path, cwd: Path | None) -> dict[str, int]:
+    """Bytes of the `list_tasks` 1,000 answer on the pipe, per format."""
+    client = RawClient(serve(root), cwd=cwd)
+    found = {}
+    for fmt, extra in FORMATS.items():
+        client.call("list_tasks", {"limit": 1000, **extra})
+        found[fmt] = client.last_bytes
+    client.close()
+    return found
+
+
+FORMATS: dict[str, dict[str, Any]] = {"objects": {}, "columns": {"format": "columns"}}
+
+
+def formats_table(root: Path, calls: int, cwd: Path | None) -> None:
+    times = anyio.run(sdk_formats, root, calls, cwd)
+    sizes = wire_bytes(root, cwd)
+    print(f"\n{'list_tasks 1000 (SDK client)':<28}{'p50 ms':>9}{'bytes':>11}")
+    for fmt in FORMATS:
+        print(f"{fmt:<28}{times[fmt]:>9.2f}{sizes[fmt]:>11,}")
+    time_ratio = times["columns"] / times["objects"]
+    size_ratio = sizes["columns"] / sizes["objects"]
+    print(f"columns / objects: {time_ratio:.2f}x time, {size_ratio:.2f}x bytes")
+
+
 FLOORS = {
     "(floor) 1000 plain rows": "plain-rows floor",
     "(floor) our answer replayed": "same answer replayed",
@@ -178,6 +221,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--against", type=Path, default=None, help="another checkout to compare")
+    parser.add_argument("--formats-only", action="store_true", help="only objects vs columns")
     args = parser.parse_args()
     servers: dict[str, Path | None] = {"this checkout": None}
     if args.against is not None:
@@ -185,6 +229,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "tree"
         generate_tree(root, args.n, seed=1)
+        if args.formats_only:
+            for label, cwd in servers.items():
+                print(f"\nrows as objects and in columns, {label}")
+                formats_table(root, args.calls, cwd)
+            return
         # Raw cases first, on the untouched tree: the SDK cases write to it, and their
         # servers save a warm-start cache as they exit, which would share the CPU.
         for label, cwd in servers.items():
@@ -200,6 +249,9 @@ def main() -> None:
             f"list_tasks 1000 answer made once, replayed (SDK client): p50 {replayed[0]:.2f} ms,"
             f" p99 {replayed[1]:.2f} ms"
         )
+        for label, cwd in servers.items():
+            print(f"\nrows as objects and in columns, {label}")
+            formats_table(root, args.calls, cwd)
         for label, cwd in servers.items():
             table(f"SDK client, {label}", anyio.run(measure, root, args.calls, cwd), base[0])
 

@@ -27,6 +27,7 @@ class RawClient:
             stderr=subprocess.DEVNULL,
         )
         self.next_id = 0
+        self.last_bytes = 0  # the size of the last response line, as the pipe carried it
         info = {"name": "raw-bench", "version": "0"}
         self.request(
             "initialize",
@@ -44,8 +45,10 @@ class RawClient:
         self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
         assert self.process.stdout is not None
         while True:
-            message = json.loads(self.process.stdout.readline())
+            line = self.process.stdout.readline()
+            message = json.loads(line)
             if message.get("id") == self.next_id:
+                self.last_bytes = len(line)
                 result: dict[str, Any] = message["result"]
                 return result
 

@@ -7,38 +7,31 @@ same names, types, bounds and descriptions; `apply_filters` runs them at the ser
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Annotated
 
 from pydantic import Field
 
 from graph.filters import TaskFilter, keep
 from tasks_server.context import ServerContext
-from tasks_server.models import MAX_LIST_ITEMS, IdArg, Input, ShortText
+from tasks_server.models import MAX_LIST_ITEMS, IdArg, Input, Priority, ShortText, Unset
 
 __all__ = ["TaskFilterInput", "apply_filters"]
+
+Tags = Annotated[list[ShortText], Field(max_length=MAX_LIST_ITEMS)]
 
 
 class TaskFilterInput(Input):
     """The filters every task list takes; each one given must hold."""
 
-    project: IdArg | None = Field(None, description="Only this project.")
-    type: ShortText | None = Field(None, description="Only this type.")
-    priority_max: int | None = Field(
-        None, ge=0, le=4, description="Only priority <= this (0 is the most urgent)."
-    )
-    tags_any: list[ShortText] | None = Field(
-        None, max_length=MAX_LIST_ITEMS, description="Only tasks with at least one of these tags."
-    )
-    tags_all: list[ShortText] | None = Field(
-        None, max_length=MAX_LIST_ITEMS, description="Only tasks with every one of these tags."
-    )
-    assignee: ShortText | None = Field(None, description="Only this assignee.")
+    project: IdArg | Unset = Field(None, description="Only this project.")
+    type: ShortText | Unset = Field(None, description="Only this type.")
+    priority_max: Priority | Unset = Field(None, description="Only priority <= this.")
+    tags_any: Tags | Unset = Field(None, description="Only tasks with any of these tags.")
+    tags_all: Tags | Unset = Field(None, description="Only tasks with all of these tags.")
+    assignee: ShortText | Unset = Field(None, description="Only this assignee.")
     unassigned: bool = Field(False, description="Only tasks with no assignee.")
-    under: IdArg | None = Field(
-        None, description="Only descendants of this task id (any depth, through parent)."
-    )
-    unclaimed: bool = Field(
-        False, description="Leave out tasks under a live claim (an expired claim counts as none)."
-    )
+    under: IdArg | Unset = Field(None, description="Only descendants of this task, at any depth.")
+    unclaimed: bool = Field(False, description="Only tasks no live claim holds.")
 
     def filters_given(self) -> dict[str, object]:
         """The filter fields alone (for a cursor's query key)."""

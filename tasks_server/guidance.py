@@ -11,6 +11,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic.json_schema import SkipJsonSchema
 
 from graph.facts import BlockedReasons, TaskFacts
 from storage.model import TERMINAL_STATUSES
@@ -69,9 +70,15 @@ class Guidance(BaseModel):
     current_state: str = Field(description="The state the result leaves, as a short token.")
     next_action: str = Field(description="The most useful next step, naming a tool.")
     available_actions: list[str] = Field(description="Tools that apply now: 'tool - what for'.")
-    warnings: list[str] | None = Field(None, description="Issues worth attention; not errors.")
-    blocked_reason: str | None = Field(None, description="Why the request could not proceed.")
-    context: dict[str, Any] | None = Field(None, description="Small facts behind the guidance.")
+    warnings: list[str] | SkipJsonSchema[None] = Field(
+        None, description="Issues worth attention; not errors."
+    )
+    blocked_reason: str | SkipJsonSchema[None] = Field(
+        None, description="Why the request could not proceed."
+    )
+    context: dict[str, Any] | SkipJsonSchema[None] = Field(
+        None, description="Small facts behind the guidance."
+    )
 
     @model_serializer(mode="wrap")
     def _drop_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

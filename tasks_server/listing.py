@@ -8,7 +8,8 @@ its other arguments, cuts one window over the lists read one after another (so a
 most `limit` items in all), turns ids into rows, and fills the tool's output model by field
 name: each list under its name, its whole length under `<name>_total` (or `<stem>_total` for a
 list named `<stem>_tasks`), `count`, `total`, `totals` and `next_cursor` where the model has
-them. See docs/architecture.md.
+them. A list field that may also hold `Columns` gives its rows in columns when the input asks
+for `format: "columns"`. See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ from functools import cache
 from types import UnionType
 from typing import Annotated, Any, ClassVar, Generic, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 
 from graph.sections import Sections
 from graph.windowing import window_named
 from tasks_server.context import ServerContext
 from tasks_server.guidance import Guidance
-from tasks_server.models import Input
+from tasks_server.models import Columns, Count, Input, RowFormat, Unset
 from tasks_server.paging import open_window
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskBrief, TaskView
 
@@ -38,23 +39,26 @@ M = TypeVar("M", bound=BaseModel)
 Rows = Callable[[Sequence[str]], Sequence[Any]]
 
 
-Limit = Annotated[
-    int, Field(ge=1, le=MAX_PAGE, description="Page size: at most this many items in all lists.")
-]
+Limit = Annotated[int, Field(ge=1, le=MAX_PAGE, description="Page size (all lists together).")]
 """The page size, declared once: a tool whose default differs writes `limit: Limit = 25`."""
+RowLimit = Annotated[int, Field(ge=1, le=MAX_PAGE, description="Rows per page.")]
+"""The page size of a tool with one list of rows."""
 
 
 class PageArgs(Input):
     """`limit` and `cursor`, declared once for every paged tool."""
 
-    NOT_QUERY: ClassVar[frozenset[str]] = frozenset({"limit", "cursor", "fields", "max_body_chars"})
+    NOT_QUERY: ClassVar[frozenset[str]] = frozenset(
+        {"limit", "cursor", "fields", "max_body_chars", "format"}
+    )
 
     limit: Limit = 50
-    cursor: str | None = Field(None, description="next_cursor from the previous page.")
+    cursor: str | Unset = Field(None, description="A page's next_cursor.")
 
     def selection(self) -> dict[str, Any]:
         """The arguments that choose what is listed (a cursor is tied to them); how rows are
-        shown (`fields`, `max_body_chars`) and where the page starts are not among them."""
+        shown (`fields`, `max_body_chars`, `format`) and where the page starts are not among
+        them: a cursor from a page of objects goes on in columns, and the other way."""
         return self.model_dump(mode="json", exclude=set(self.NOT_QUERY))
 
     def row_fields(self) -> tuple[Fields, int | None]:
@@ -84,12 +88,13 @@ class Listing(Generic[M]):
 
 
 class TaskListArgs(PageArgs):
-    """A page of task rows: `fields` and `max_body_chars` choose how each row is shown."""
+    """A page of task rows: `fields` and `max_body_chars` choose how each row is shown,
+    `format` how the rows are written (objects, or `Columns`)."""
 
     fields: Fields = Field("brief", description=FIELDS_DESCRIPTION)
-    max_body_chars: int | None = Field(
-        2000, ge=0, description="With fields='full': bodies longer than this are cut and flagged."
-    )
+    max_body_chars: Count | Unset = Field(2000, description="Full rows: bodies cut past this.")
+    limit: RowLimit = 50
+    format: RowFormat | Unset = Field(None, description="'columns': {columns, rows}.")
 
 
 def page(ctx: ServerContext, tool: str, args: BaseModel, listing: Listing[M], target: type[M]) -> M:
@@ -144,8 +149,43 @@ def _fill(ctx: ServerContext, target: type[M], values: Mapping[str, Any], args: 
         elif nested is not None and value is _ABSENT:
             filled[name] = _fill(ctx, nested, values, args)
         elif value is not _ABSENT:
-            filled[name] = _rows(ctx, info.annotation, value, args)
+            filled[name] = _written(ctx, info.annotation, value, args)
     return target(**filled)
+
+
+def _written(ctx: ServerContext, annotation: Any, value: Any, args: PageArgs) -> Any:
+    """The rows of a field, in columns when the input asks and the field may hold them."""
+    rows = _rows(ctx, annotation, value, args)
+    order = _column_order(annotation) if getattr(args, "format", None) == "columns" else None
+    return rows if order is None else _in_columns(rows, order)
+
+
+_DUMP: TypeAdapter[list[Any]] = TypeAdapter(list[Any])
+
+
+def _in_columns(rows: Sequence[Any], order: Sequence[str]) -> Columns:
+    """`rows` (models) in columns: the fields some row has, in `order`, and each row's
+    values in that order (null where the row leaves the field out). The rows are dumped in
+    one call, each as its own model writes it."""
+    objects: list[dict[str, Any]] = _DUMP.dump_python(list(rows), mode="json")
+    present = set().union(*objects)
+    columns = [name for name in order if name in present]
+    cells = [[row.get(name) for name in columns] for row in objects]
+    return Columns.model_construct(columns=columns, rows=cells)
+
+
+@cache  # a field's annotation is fixed: read it once
+def _column_order(annotation: Any) -> tuple[str, ...] | None:
+    """The fields of the rows a list field holds, in declared order, when the field may
+    hold `Columns`; None when it may not."""
+    if get_origin(annotation) not in (Union, UnionType) or Columns not in get_args(annotation):
+        return None
+    (listed,) = [arg for arg in get_args(annotation) if get_origin(arg) is list]
+    (item,) = get_args(listed)
+    model = _task_kind(item) or _model(item)
+    if model is None:
+        raise TypeError(f"rows of {annotation} are not models: no columns to give")
+    return tuple(model.model_fields)
 
 
 _ABSENT = object()

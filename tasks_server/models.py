@@ -5,9 +5,10 @@ INVALID_ARGUMENT before any work, never an internal error or a stall)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema, WithJsonSchema
 
 from storage.model import ID_PATTERN
 from storage.repository import MAX_FILE_BYTES
@@ -21,15 +22,20 @@ __all__ = [
     "MAX_SINCE_DAYS",
     "AwareMoment",
     "Body",
+    "Columns",
+    "Count",
     "Envelope",
     "IdArg",
     "Input",
     "Moment",
     "NewIdArg",
     "PageInfo",
+    "Priority",
+    "RowFormat",
     "ShortText",
     "TaskPage",
     "Title",
+    "Unset",
 ]
 
 MAX_SINCE_DAYS = 36_500.0  # a century: any longer window is every change there is
@@ -61,6 +67,13 @@ NewIdArg = Annotated[str, Field(max_length=MAX_ID_CHARS, pattern=ID_PATTERN.patt
 ShortText = Annotated[str, Field(max_length=MAX_SHORT_CHARS)]
 Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS), AfterValidator(_not_blank)]
 """A title: not blank; surrounding spaces are dropped (the reader drops them too)."""
+Priority = Annotated[int, Field(ge=0, le=4)]
+Count = Annotated[int, Field(ge=0)]
+Unset = SkipJsonSchema[None]
+"""The type of an optional reading argument whose absence means 'not given': `X | Unset =
+None` publishes plain X, without a null branch (send the key or leave it out; a null sent
+is still read as not given). X carries its own bounds (`Priority`, not `Field(le=4)` on the
+union, which pydantic cannot publish)."""
 Body = Annotated[str, Field(max_length=MAX_FILE_BYTES)]
 """A markdown body; the file it makes must still fit the file size limit (checked on write)."""
 
@@ -85,5 +98,24 @@ class PageInfo(Envelope):
     )
 
 
+RowFormat = Literal["objects", "columns"]
+"""How a page's rows are written: one object per row, or one list of names and a list of
+cells per row (`Columns`)."""
+
+Cells = Annotated[list[Any], WithJsonSchema({"type": "array"})]
+"""One row's cells, untyped: a client checking a typed cell per column checks 8x slower."""
+
+
+class Columns(BaseModel):
+    """A page's rows in columns: the field names once, then each row's values in that order;
+    null where a row has no value (a field its object would leave out)."""
+
+    model_config = ConfigDict(extra="forbid")
+    columns: list[str] = Field(description="Field names, in cell order.")
+    rows: list[Cells] = Field(description="One list of cells per row, in row order.")
+
+
 class TaskPage(PageInfo):
-    tasks: list[TaskRow] = Field(description="This page of tasks, in a stable order.")
+    tasks: list[TaskRow] | Columns = Field(
+        description="This page of tasks, in a stable order (Columns with format 'columns')."
+    )

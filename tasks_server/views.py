@@ -4,8 +4,8 @@
 none (a nullable field costs a validating client an `anyOf` on every row), built straight
 from the loaded tasks and kept per task record (`BriefCache`).
 `TaskView` is a task in full; it also serves a single task asked for in brief, leaving the
-full-only fields out. A list row is a `TaskRow`, a brief or a full view, checked by clients
-against the full view's schema (a brief row is a full row holding the brief fields).
+full-only fields out. A list row is a `TaskRow`, a brief or a full view; both publish one
+schema, the brief fields typed in an object open to the rest.
 """
 
 from __future__ import annotations
@@ -50,9 +50,7 @@ CLAIM_FIELDS = frozenset({"claimed_by", "claim_expires", "claim_live"})
 BRIEF_FIELDS = frozenset(
     {"id", "title", "type", "status", "priority", "project", "parent", *CLAIM_FIELDS}
 )
-FIELDS_DESCRIPTION = (
-    "'brief' (id, title, type, status, priority; project, parent and the claim when set) or 'full'."
-)
+FIELDS_DESCRIPTION = "'full': all fields, body too."
 
 
 BLOCKS_SHOWN = 50
@@ -98,6 +96,12 @@ class TaskBrief(BaseModel):
 class TaskView(TaskBrief):
     """A task. Brief views carry the first seven fields; full views carry all."""
 
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return handler(TaskBrief.__pydantic_core_schema__)  # see _RowSchema
+
     order: int | None = Field(None, description="Order among siblings.")
     depends_on: list[str] | None = Field(None, description="Hard dependencies (ids).")
     soft_depends_on: list[str] | None = Field(None, description="Soft, non-blocking links.")
@@ -140,16 +144,21 @@ class TaskView(TaskBrief):
 
 
 class _RowSchema:
-    """A list row is checked against the full view's schema alone. A brief row is a full
-    row holding only the brief fields, so `anyOf: [brief, full]` accepted exactly the rows
-    the full schema accepts, and cost a validating client one more check on every row (on
-    a full row, a failed brief branch first): 1,000 rows, jsonschema, 30.7 -> 29.4 ms brief
-    and 251 -> 212 ms full (`python -m bench.validation_bench`)."""
+    """A task row or view is published as the brief fields, typed, in an object open to the
+    others: the full view's 26 other fields, typed, would cost 2 KB in every tool that lists
+    tasks (most of a planner's `tools/list`), and a client that checks rows would check each
+    of them on every full row. One schema for both kinds: an `anyOf` of brief and full cost
+    a validating client one more check on every row (`python -m bench.validation_bench`).
+    Rows repeated in one schema refer to the view's definition (TaskView's own hook), so
+    lists of rows in one tool (get_changes' six) share one."""
 
     def __get_pydantic_json_schema__(
         self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
-        return handler(TaskView.__pydantic_core_schema__)
+        view = core_schema["choices"][-1] if core_schema["type"] == "union" else None
+        if isinstance(view, dict) and view["type"] == "definition-ref":  # a repeated row
+            return handler(view)  # a $ref to TaskView's definition, the brief fields
+        return handler(TaskBrief.__pydantic_core_schema__)
 
 
 TaskRow = Annotated[TaskBrief | TaskView, _RowSchema()]

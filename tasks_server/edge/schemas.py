@@ -1,15 +1,18 @@
 """The JSON Schemas a tool publishes, made from its pydantic models once per process.
 
-Portable first: every schema is self-contained (definitions inlined, recursive ones kept in
-`$defs`), has no `title` keys, and writes "X or null" the way pydantic does, as
-`anyOf: [{type: X}, {type: null}]` with one `type` per branch: the one spelling every client
-reads, including the ones that map tool schemas onto the OpenAPI subset (a `type` list is
-legal JSON Schema but drops the constraint there). Output schemas keep descriptions on their
-top-level keys only: clients validate results against them, they do not show them.
+Portable first: every schema is self-contained (definitions inlined; one used more than
+once, or recursive, kept in the schema's own `$defs`), has no `title` keys, and writes "X or
+null" the way pydantic does, as `anyOf: [{type: X}, {type: null}]` with one `type` per
+branch: the one spelling every client reads, including the ones that map tool schemas onto
+the OpenAPI subset (a `type` list is legal JSON Schema but drops the constraint there).
+Output schemas carry no descriptions: clients validate results against them, they do not
+show them to the model.
 """
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from typing import Any
 
 from pydantic import BaseModel
@@ -24,19 +27,41 @@ def input_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The schema of a tool's result: descriptions only on the top-level keys."""
-    full = model.model_json_schema()
-    schema: dict[str, Any] = _compact(_inline_refs(full), describe=False)
-    described = full.get("properties", {})
-    for key, prop in schema.get("properties", {}).items():
-        if "description" in described.get(key, {}):
-            prop["description"] = described[key]["description"]
-    return schema
+    """The schema of a tool's result, written for the client that checks results against it:
+    types and required keys; closed (`additionalProperties: false`) at the top level only;
+    no descriptions or defaults (a model reads the tool's description and input schema)."""
+    schema: dict[str, Any] = _compact(_inline_refs(model.model_json_schema()), describe=False)
+    return {
+        key: _open(value) if key in ("properties", "$defs") else value
+        for key, value in schema.items()
+    }
+
+
+def _open(node: Any) -> Any:
+    """`node` without `additionalProperties: false` at any depth (maps of schemas kept)."""
+    if isinstance(node, list):
+        return [_open(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        k: _open(v) for k, v in node.items() if not (k == "additionalProperties" and v is False)
+    }
+
+
+SHARED_MIN_CHARS = 200
+"""A definition used more than once and at least this long is written once, in the
+schema's own `$defs`; anything smaller is cheaper inlined than referred to."""
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """`$ref`s to non-recursive `$defs` replaced by the definitions themselves."""
+    """`$ref`s replaced by their definitions, except a definition written more than once in
+    the inlined document (a task row in several lists, kept in `$defs` and referred to from
+    each) and a recursive one (a tree node). Every `$ref` left points into the document."""
     defs: dict[str, Any] = schema.get("$defs", {})
+    uses = _uses(schema, defs, ())
+    shared = {
+        name for name, count in uses.items() if count > 1 and _chars(defs[name]) >= SHARED_MIN_CHARS
+    }
 
     def inline(node: Any, stack: tuple[str, ...]) -> Any:
         if isinstance(node, list):
@@ -45,16 +70,43 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
             return node
         ref = node.get("$ref", "")
         name = ref.removeprefix("#/$defs/")
-        if ref.startswith("#/$defs/") and name in defs and name not in stack:
+        if ref.startswith("#/$defs/") and name in defs and name not in (*stack, *shared):
             merged = {**defs[name], **{k: v for k, v in node.items() if k != "$ref"}}
             return inline(merged, (*stack, name))
         return {k: inline(v, stack) for k, v in node.items() if k != "$defs"}
 
     inlined: dict[str, Any] = inline(schema, ())
-    still = _refs_in(inlined)
-    if still:  # recursive models (a tree node) keep their definitions
-        inlined["$defs"] = {name: inline(defs[name], (name,)) for name in sorted(still)}
+    kept: dict[str, Any] = {}
+    wanted = _refs_in(inlined)
+    while wanted - kept.keys():  # a kept definition may refer to another
+        for name in sorted(wanted - kept.keys()):
+            kept[name] = inline(defs[name], (name,))
+        wanted = _refs_in(inlined) | _refs_in(list(kept.values()))
+    if kept:
+        inlined["$defs"] = dict(sorted(kept.items()))
     return inlined
+
+
+def _uses(node: Any, defs: dict[str, Any], stack: tuple[str, ...]) -> Counter[str]:
+    """How often each definition would be written out if every `$ref` were inlined."""
+    counts: Counter[str] = Counter()
+    if isinstance(node, list):
+        for item in node:
+            counts += _uses(item, defs, stack)
+    elif isinstance(node, dict):
+        name = str(node.get("$ref", "")).removeprefix("#/$defs/")
+        if name in defs:
+            counts[name] += 1
+            if name not in stack:
+                counts += _uses(defs[name], defs, (*stack, name))
+        for key, value in node.items():
+            if key != "$defs":
+                counts += _uses(value, defs, stack)
+    return counts
+
+
+def _chars(node: Any) -> int:
+    return len(json.dumps(node, separators=(",", ":")))
 
 
 def _refs_in(node: Any) -> set[str]:
@@ -67,15 +119,21 @@ def _refs_in(node: Any) -> set[str]:
     return found.union(*(_refs_in(value) for value in node.values()))
 
 
+NAMED = ("properties", "patternProperties", "$defs")
+"""Keywords whose keys are names (a property may be called `description`), not keywords."""
+
+
 def _compact(schema: Any, *, describe: bool) -> Any:
-    """No titles (and no descriptions unless `describe`), no `default: null`."""
+    """No titles, no `default: null`; without `describe`, no descriptions or defaults."""
     if isinstance(schema, list):
         return [_compact(item, describe=describe) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    drop = {"title"} if describe else {"title", "description"}
-    return {
-        key: _compact(value, describe=describe)
-        for key, value in schema.items()
-        if not (key in drop and isinstance(value, str)) and not (key == "default" and value is None)
-    }
+    drop = {"title"} if describe else {"title", "description", "default"}
+    kept = {}
+    for key, value in schema.items():
+        if key in NAMED and isinstance(value, dict):
+            kept[key] = {name: _compact(sub, describe=describe) for name, sub in value.items()}
+        elif not (key in drop or (key == "default" and value is None)):
+            kept[key] = _compact(value, describe=describe)
+    return kept

@@ -60,7 +60,7 @@ def to_tool(spec: ToolSpec) -> Tool:
         annotations=ToolAnnotations(
             read_only_hint=hints.read_only,
             destructive_hint=None if hints.read_only else hints.destructive,
-            idempotent_hint=hints.idempotent,
+            idempotent_hint=None if hints.read_only else hints.idempotent,
             open_world_hint=False,
         ),
         meta={**(spec.meta or {}), "tier": spec.tier},  # query, mutation, workflow or admin

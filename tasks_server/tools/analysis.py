@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Generic, TypeVar
+from typing import Annotated, Generic, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, WithJsonSchema
 
 from graph import metrics, review, topology
 from graph.metrics import GraphMetrics
@@ -21,7 +21,7 @@ from graph.topology import ScoringFactors, TopologyRow
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
 from tasks_server.listing import Limit, Listing, PageArgs
-from tasks_server.models import MAX_SINCE_DAYS, Envelope, IdArg, Input, PageInfo
+from tasks_server.models import MAX_SINCE_DAYS, Count, Envelope, IdArg, Input, PageInfo, Unset
 from tasks_server.registry import tool
 from tasks_server.tools.changes import review_changes
 from tasks_server.tools.structure import SignalsPage, signals_listing
@@ -31,12 +31,12 @@ from tasks_server.views import TaskBrief
 class GetGraphMetricsInput(Input):
     scope: IdArg = Field(
         "all",
-        description="What to count: all, project, subtree, or a task id (that task's subtree).",
+        description="all, project, subtree, or a task id (its subtree).",
     )
-    scope_id: IdArg | None = Field(
-        None, description="Project name (project) or task id (subtree); not taken otherwise."
+    scope_id: IdArg | Unset = Field(
+        None, description="The project (scope project) or task id (scope subtree)."
     )
-    top: int = Field(10, ge=0, le=100, description="How many highest out-degree tasks to list.")
+    top: int = Field(10, ge=0, le=100, description="How many top out-degree tasks to list.")
 
 
 class GetGraphMetricsOutput(Envelope, GraphMetrics):
@@ -46,7 +46,7 @@ class GetGraphMetricsOutput(Envelope, GraphMetrics):
 @tool("query", read_only=True, idempotent=True)
 def get_graph_metrics(ctx: ServerContext, args: GetGraphMetricsInput) -> GetGraphMetricsOutput:
     """Raw graph metrics: counts by status and type, roots, leaves, orphans, depths,
-    dependency degrees, readiness counts. You judge what is healthy."""
+    degrees, readiness. You judge what is healthy."""
     found = metrics.graph_metrics(ctx.index, args.scope, args.scope_id, top=args.top)
     ready = found.readiness_stats.ready_count
     return GetGraphMetricsOutput(
@@ -67,7 +67,7 @@ def get_graph_metrics(ctx: ServerContext, args: GetGraphMetricsInput) -> GetGrap
 class GetTaskScoringFactorsInput(PageArgs):
     ready_only: bool = Field(True, description="Only tasks that are ready now.")
     include_done: bool = Field(False, description="Include done and cancelled tasks.")
-    project: IdArg | None = Field(None, description="Only this project.")
+    project: IdArg | Unset = Field(None, description="Only this project.")
     limit: Limit = 50
 
 
@@ -100,11 +100,11 @@ def get_task_scoring_factors(
 
 
 class GetTasksWithTopologyInput(PageArgs):
-    project: IdArg | None = Field(None, description="Only this project.")
-    status: str | None = Field(None, description="Only this status.")
-    min_depth: int | None = Field(None, ge=0, description="Only tasks at least this deep.")
-    min_blocking_count: int | None = Field(
-        None, ge=0, description="Only tasks blocking at least this many."
+    project: IdArg | Unset = Field(None, description="Only this project.")
+    status: str | Unset = Field(None, description="Only this status.")
+    min_depth: Count | Unset = Field(None, description="Only tasks at least this deep.")
+    min_blocking_count: Count | Unset = Field(
+        None, description="Only tasks blocking at least this many."
     )
     limit: Limit = 100
 
@@ -117,8 +117,8 @@ class GetTasksWithTopologyOutput(PageInfo):
 def get_tasks_with_topology(
     ctx: ServerContext, args: GetTasksWithTopologyInput
 ) -> Listing[GetTasksWithTopologyOutput]:
-    """Tasks with depth, child count, blocking counts, leaf flag, ready_days. Pass your own
-    thresholds (min_depth, min_blocking_count)."""
+    """Tasks with depth, child and blocking counts, leaf flag, ready_days; pass your own
+    thresholds."""
     index = ctx.index
 
     def rows(page: Sequence[str]) -> list[TopologyRow]:
@@ -156,10 +156,17 @@ class ChangesSincePage(BaseModel, Generic[Item]):
     tasks_modified_total: int = Field(description="Modified in the window, all pages.")
 
 
+AS_PUBLISHED_ELSEWHERE = WithJsonSchema({"type": "object"})
+"""A part of a result that another tool returns whole is typed once, in that tool's schema
+(a schema cannot refer to another tool's), and is a plain object here."""
+
+
 class GetReviewSnapshotOutput(Envelope):
     timestamp: datetime = Field(description="When the snapshot was taken (UTC).")
-    metrics: GraphMetrics
-    signals: SignalsPage = Field(
+    metrics: Annotated[GraphMetrics, AS_PUBLISHED_ELSEWHERE] = Field(
+        description="What get_graph_metrics returns for the whole tree."
+    )
+    signals: Annotated[SignalsPage, AS_PUBLISHED_ELSEWHERE] = Field(
         description="The first page of get_structural_signals (same limit), with totals."
     )
     changes_since: ChangesSincePage[TaskBrief]
@@ -174,9 +181,8 @@ class GetReviewSnapshotOutput(Envelope):
 def get_review_snapshot(
     ctx: ServerContext, args: GetReviewSnapshotInput
 ) -> Listing[GetReviewSnapshotOutput]:
-    """Everything for a periodic review: metrics, signals, changes since N days (paged;
-    from git when the tree is in git, else from frontmatter and file times, so an editor's
-    save counts), staleness, 7-day velocity. You write the report."""
+    """For a periodic review: metrics, signals, changes in N days (paged; git, else dates
+    and file times), staleness, 7-day velocity. You write the report."""
     since, base = review_changes(ctx, args.since_days)
     found = review.review_snapshot(
         ctx.index, since_days=args.since_days, now=ctx.clock(), changes=since

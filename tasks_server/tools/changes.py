@@ -35,7 +35,7 @@ from storage.states import TreeState, TreeView, disk_tree_at, tree_at
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
 from tasks_server.listing import Listing, PageArgs, Rows
-from tasks_server.models import MAX_SINCE_DAYS, Envelope, IdArg, PageInfo
+from tasks_server.models import MAX_SINCE_DAYS, Envelope, IdArg, PageInfo, Unset
 from tasks_server.registry import tool
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow, to_view
 
@@ -49,24 +49,20 @@ __all__ = [
 ]
 
 Revision = Annotated[str, Field(min_length=1, max_length=256)]
+"""Any git revision: a sha, tag, branch, HEAD~3."""
+Days = Annotated[float, Field(ge=0, le=MAX_SINCE_DAYS)]
 PAGED = "This page's part (see limit, cursor)."
 
 
 class GetChangesInput(PageArgs):
-    since_ref: Revision | None = Field(
-        None, description="The earlier state: any git revision (sha, tag, branch, HEAD~3)."
+    since_ref: Revision | Unset = Field(None, description="Earlier state: a git revision.")
+    since_days: Days | Unset = Field(
+        None, description="Or: the last commit at least this many days old."
     )
-    since_days: float | None = Field(
-        None,
-        ge=0,
-        le=MAX_SINCE_DAYS,
-        description="Instead of since_ref: the tree as the last commit at or before "
-        "now - since_days left it.",
+    until_ref: Revision | Unset = Field(
+        None, description="Later state: a git revision; absent: files on disk."
     )
-    until_ref: Revision | None = Field(
-        None, description="The later state: a git revision; null: the files on disk now."
-    )
-    fields: Fields = Field("brief", description=f"Task rows: {FIELDS_DESCRIPTION}")
+    fields: Fields = Field("brief", description=FIELDS_DESCRIPTION)
 
     @model_validator(mode="after")
     def _one_start(self) -> GetChangesInput:
@@ -210,10 +206,9 @@ def _task_rows(ctx: ServerContext, found: Delta, fields: Fields) -> Rows:
 
 @tool("query", read_only=True, idempotent=True)
 def get_changes(ctx: ServerContext, args: GetChangesInput) -> Listing[GetChangesOutput]:
-    """What changed between two states of the tree in git: tasks added, removed, changed
-    (field by field; a moved file is a change), that became ready or blocked, completed or
-    reopened, and structural problems that appeared or went away. Sections are paged as
-    one sequence in field order: follow next_cursor until null."""
+    """What changed between two git states of the tree: tasks added, removed, changed
+    (by field; a move too), newly ready, blocked, completed or reopened; problems that
+    appeared or went away."""
     git = open_git(ctx)
     since = resolve_since(ctx, git, args)
     until = None if args.until_ref is None else git.resolve(args.until_ref)
@@ -233,7 +228,7 @@ def get_changes(ctx: ServerContext, args: GetChangesInput) -> Listing[GetChanges
 
 
 class GetTaskHistoryInput(PageArgs):
-    task_id: IdArg = Field(description="Exact task id (a task of the tree on disk).")
+    task_id: IdArg = Field(description="Exact task id.")
 
 
 class HistoryEntry(BaseModel):
@@ -295,8 +290,8 @@ def _entries(git: GitTree, commits: list[TaskCommit]) -> list[HistoryEntry]:
 def get_task_history(
     ctx: ServerContext, args: GetTaskHistoryInput
 ) -> Listing[GetTaskHistoryOutput]:
-    """The commits that changed a task's file, newest first (following moves), each with
-    its time, author, message and the fields it changed. Needs the tree in git."""
+    """The git commits that changed a task's file, newest first, across moves: time,
+    author, message, fields changed."""
     task = ctx.index.require(args.task_id)
     git = open_git(ctx)
     check = ctx.live.repository.is_task_path

@@ -16,7 +16,7 @@ from tasks_server.context import ServerContext
 from tasks_server.errors import ToolFailure
 from tasks_server.guidance import guide
 from tasks_server.listing import Limit, Listing, PageArgs
-from tasks_server.models import Envelope, IdArg
+from tasks_server.models import Envelope, IdArg, Unset
 from tasks_server.registry import tool
 from tasks_server.views import TaskBrief, TaskView
 
@@ -58,8 +58,7 @@ class GetDecompositionContextOutput(Envelope):
 def get_decomposition_context(
     ctx: ServerContext, args: TaskIdInput
 ) -> Listing[GetDecompositionContextOutput]:
-    """What you need to split a task: it, its children, parent and siblings, project peers.
-    Lists are paged as one sequence, in field order: follow next_cursor until null."""
+    """What you need to split a task: it, its children, parent, siblings, project peers."""
     task = ctx.index.require(args.task_id)
     found = neighborhood.decomposition_context(ctx.index, task)
     then = f"Propose children, then call decompose_task on {args.task_id}"
@@ -105,10 +104,10 @@ class GetTaskNeighborhoodOutput(Envelope):
 
 
 class GetTaskNeighborhoodInput(TaskIdInput):
-    sections: list[str] | None = Field(
+    sections: list[str] | Unset = Field(
         None,
-        description="Only these lists come back, paged (others come back empty, their "
-        f"totals still counted): any of {', '.join(NEIGHBORHOOD_LISTS)}. Default: all.",
+        description="Only these lists (others empty, totals still counted): "
+        f"{', '.join(NEIGHBORHOOD_LISTS)}.",
     )
 
 
@@ -116,9 +115,8 @@ class GetTaskNeighborhoodInput(TaskIdInput):
 def get_task_neighborhood(
     ctx: ServerContext, args: GetTaskNeighborhoodInput
 ) -> Listing[GetTaskNeighborhoodOutput]:
-    """A task with its parent, children, dependencies, dependents, project peers and the
-    orphan tasks. Lists are paged as one sequence, in field order: follow next_cursor until
-    null; `sections` leaves lists out. You decide which relationships to add."""
+    """A task with its parent, children, dependencies, dependents, project peers and orphans.
+    You decide which relationships to add."""
     unknown = sorted(set(args.sections or ()) - set(NEIGHBORHOOD_LISTS))
     if unknown:
         raise ToolFailure(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -20,12 +20,22 @@ from tasks_server.context import ServerContext
 from tasks_server.filters import TaskFilterInput, apply_filters
 from tasks_server.guidance import guide
 from tasks_server.listing import Listing, TaskListArgs
-from tasks_server.models import Envelope, IdArg, Input, PageInfo, TaskPage
+from tasks_server.models import (
+    Columns,
+    Envelope,
+    IdArg,
+    Input,
+    PageInfo,
+    Priority,
+    TaskPage,
+    Unset,
+)
 from tasks_server.registry import tool
 from tasks_server.tools._about import about
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow, TaskView
 
-TASK_ID = "Exact task id (no prefix matching)."
+TASK_ID = "Exact task id."
+Depth = Annotated[int, Field(ge=0, le=TREE_DEPTH_LIMIT)]
 
 
 class GetTaskInput(Input):
@@ -39,16 +49,16 @@ class GetTaskOutput(Envelope):
 
 @tool("query", read_only=True, idempotent=True)
 def get_task(ctx: ServerContext, args: GetTaskInput) -> GetTaskOutput:
-    """One task by id, with its body, computed facts and file_modified (for update_task)."""
+    """One task by id: body, computed facts, file_modified (for update_task)."""
     task = ctx.index.require(args.task_id)
     return GetTaskOutput(task=ctx.view(task, args.fields), guidance=about(ctx, task.id))
 
 
 class ListTasksInput(TaskFilterInput, TaskListArgs):
-    status: str | None = Field(None, description="Only this status (aliases accepted).")
-    priority: int | None = Field(None, ge=0, le=4, description="Only this priority.")
-    tag: str | None = Field(None, description="Only tasks with this tag.")
-    parent: IdArg | None = Field(None, description="Only children of this task id.")
+    status: str | Unset = Field(None, description="Only this status (aliases accepted).")
+    priority: Priority | Unset = Field(None, description="Only this priority.")
+    tag: str | Unset = Field(None, description="Only tasks with this tag.")
+    parent: IdArg | Unset = Field(None, description="Only children of this task.")
 
 
 class ListTasksOutput(TaskPage):
@@ -153,19 +163,11 @@ def get_dependencies(ctx: ServerContext, args: GetDependenciesInput) -> GetDepen
 
 
 class GetTaskTreeInput(Input):
-    task_id: IdArg | None = Field(None, description="Root of the subtree (or give project).")
-    project: IdArg | None = Field(None, description="Every top-level task of this project.")
-    max_depth: int | None = Field(
-        None,
-        ge=0,
-        le=TREE_DEPTH_LIMIT,
-        description=f"Levels below the root to include (default and most: {TREE_DEPTH_LIMIT}).",
-    )
+    task_id: IdArg | Unset = Field(None, description="Root of the subtree.")
+    project: IdArg | Unset = Field(None, description="Or: a whole project.")
+    max_depth: Depth | Unset = Field(None, description="Levels below the root to include.")
     max_nodes: int = Field(
-        TREE_NODES_LIMIT,
-        ge=1,
-        le=TREE_NODES_LIMIT,
-        description="Nodes to show at most, level by level from the root.",
+        TREE_NODES_LIMIT, ge=1, le=TREE_NODES_LIMIT, description="Nodes shown, level by level."
     )
     exclude_status: list[str] = Field(default_factory=list, description="Statuses to leave out.")
     format: Literal["json", "ascii"] = Field("json", description="Nested JSON or an ASCII tree.")
@@ -232,7 +234,7 @@ def _in_order(nodes: list[TreeNode]) -> list[TreeNode]:
 
 
 class ProjectPagedInput(TaskListArgs):
-    project: IdArg | None = Field(None, description="Only this project.")
+    project: IdArg | Unset = Field(None, description="Only this project.")
 
 
 class GetReadyTasksInput(TaskFilterInput, TaskListArgs):
@@ -245,7 +247,7 @@ class GetReadyTasksOutput(TaskPage):
 
 class GetBlockedTasksInput(ProjectPagedInput):
     include_deferred: bool = Field(
-        False, description="Also list tasks deferred to a later time (defer_until ahead)."
+        False, description="Also tasks deferred to a later time (defer_until ahead)."
     )
 
 
@@ -267,7 +269,7 @@ class BlockedTask(Input):
 
 
 class GetBlockedTasksOutput(PageInfo):
-    tasks: list[BlockedTask] = Field(description="Blocked tasks with the reasons.")
+    tasks: list[BlockedTask] | Columns = Field(description="Blocked tasks with the reasons.")
 
 
 class GetReviewTasksOutput(TaskPage):
@@ -308,8 +310,7 @@ REVIEW = ByState(
 
 @tool("query", read_only=True, idempotent=True)
 def get_ready_tasks(ctx: ServerContext, args: GetReadyTasksInput) -> Listing[GetReadyTasksOutput]:
-    """Tasks ready to start: status active, nothing blocking, no open children, not
-    deferred; with unclaimed=true, none under a live claim."""
+    """Tasks ready to start: active, nothing blocking, no open children, not deferred."""
     ready = readiness.ready_tasks(ctx.index, project=args.project, now=ctx.clock())
     return _by_state(apply_filters(ctx, ready, args), READY)
 
@@ -318,8 +319,7 @@ def get_ready_tasks(ctx: ServerContext, args: GetReadyTasksInput) -> Listing[Get
 def get_blocked_tasks(
     ctx: ServerContext, args: GetBlockedTasksInput
 ) -> Listing[GetBlockedTasksOutput]:
-    """Blocked tasks, each with why: unmet, dangling, cycle, blocked ancestor, status.
-    A task deferred to a later time is not blocked: listed only with include_deferred."""
+    """Blocked tasks with why: unmet, dangling, cycle, blocked ancestor, status."""
     now = ctx.clock()
 
     def rows(ids: Sequence[str]) -> list[BlockedTask]:

@@ -105,7 +105,6 @@ class GetStructuralSignalsOutput(Envelope, SignalsPage):
 def get_structural_signals(
     ctx: ServerContext, args: GetStructuralSignalsInput
 ) -> Listing[GetStructuralSignalsOutput]:
-    """Raw lists: parent and dependency cycles, dangling references by field, duplicate ids,
-    unparseable files, self-references, done tasks with open children, open tasks under
-    done parents. Paged as one sequence in that order; totals counts every list."""
+    """What looks broken, as raw lists: cycles, dangling and self references, duplicate ids,
+    unparseable files, done tasks with open children, open tasks under done parents."""
     return signals_listing(ctx, signals.structural_signals(ctx.index))

@@ -147,7 +147,7 @@ def test_tools_shows_every_description_whole(bundled: Path) -> None:
     done = run("tools", "--role", "planner", "--root", str(bundled))
     flat = " ".join(done.stdout.split())
     assert (
-        "orphans, depths, dependency degrees, readiness counts. You judge what is healthy." in flat
+        "unparseable files, done tasks with open children, open tasks under done parents." in flat
     )
 
 

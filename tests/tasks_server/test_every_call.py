@@ -221,21 +221,33 @@ async def test_server_info_names_the_package_version(example_root: Path) -> None
     assert info is not None and info.version == version("tasks-server") != ""
 
 
-def test_a_list_row_is_checked_against_the_full_view_schema_which_takes_brief_rows_too(
+def test_a_list_row_schema_types_the_brief_fields_and_lets_full_rows_through(
     example_root: Path,
 ) -> None:
     toolset = open_toolset(example_root, watch=False)
     toolset.context.close()
     schema = output_schema(toolset.specs["list_tasks"].output_model)
-    row = schema["properties"]["tasks"]["items"]
-    assert "anyOf" not in row and row["additionalProperties"] is False
+    rows, _columns = schema["properties"]["tasks"]["anyOf"]  # objects first, then columns
+    row = rows["items"]
+    assert "anyOf" not in row and "additionalProperties" not in row
     assert set(row["required"]) == BRIEF_FIELDS - {"project", "parent"} - CLAIM_FIELDS
-    assert {"body", "depends_on", "is_ready"} | BRIEF_FIELDS <= set(row["properties"])
+    assert set(row["properties"]) == BRIEF_FIELDS
     validator = Draft202012Validator(row)
     assert validator.is_valid(BRIEF_ROW)
     assert validator.is_valid({**BRIEF_ROW, "project": "p", "parent": "a0", "body": "x"})
-    assert not validator.is_valid({**BRIEF_ROW, "bodyy": "x"})
+    assert not validator.is_valid({**BRIEF_ROW, "priority": "high"})
+    assert not validator.is_valid({**BRIEF_ROW, "parent": None})
     assert not validator.is_valid({key: value for key, value in BRIEF_ROW.items() if key != "id"})
+
+
+def test_a_results_top_level_keys_are_closed_and_required(example_root: Path) -> None:
+    toolset = open_toolset(example_root, watch=False)
+    toolset.context.close()
+    validator = Draft202012Validator(output_schema(toolset.specs["list_tasks"].output_model))
+    answer = toolset.run("list_tasks", {"limit": 2}).data
+    validator.validate(answer)
+    assert not validator.is_valid({**answer, "extra": 1})
+    assert not validator.is_valid({k: v for k, v in answer.items() if k != "total"})
 
 
 def test_a_row_leaves_out_project_and_parent_when_the_task_has_none(

@@ -1,0 +1,154 @@
+"""Rows in columns: `format: "columns"` on the list tools writes a page's rows as one list of
+field names and a list of cells per row, the same rows in the same order and pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+from mcp import Client
+
+from tasks_server.edge.schemas import output_schema
+from tasks_server.listing import TaskListArgs
+from tasks_server.registry import discover
+from tasks_server.views import TaskView
+from tests.tasks_server.conftest import call, fail
+
+pytestmark = pytest.mark.anyio
+
+LIST_CALLS: dict[str, dict[str, Any]] = {
+    "list_tasks": {"limit": 1000},
+    "search_tasks": {"query": "the"},
+    "get_children": {"task_id": "grant-939ae232"},
+    "get_ready_tasks": {},
+    "get_review_tasks": {},
+    "get_blocked_tasks": {"include_deferred": True},
+}
+
+
+def as_objects(page: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of a page in columns, back as objects (a null cell: the object leaves the
+    field out, or holds null)."""
+    columns, rows = page["tasks"]["columns"], page["tasks"]["rows"]
+    assert all(len(cells) == len(columns) for cells in rows)
+    return [dict(zip(columns, cells, strict=True)) for cells in rows]
+
+
+def without_nulls(row: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in row.items() if value is not None}
+
+
+def test_every_list_tool_with_format_is_covered_here() -> None:
+    takes_format = {s.name for s in discover() if issubclass(s.input_model, TaskListArgs)}
+    assert takes_format == set(LIST_CALLS)
+
+
+@pytest.mark.parametrize("tool", sorted(LIST_CALLS))
+async def test_columns_hold_the_object_rows_field_by_field(client: Client, tool: str) -> None:
+    await call(client, "claim_task", task_id="grant-b0992bcf", agent="w1", lease_seconds=60)
+    objects = await call(client, tool, **LIST_CALLS[tool])
+    columns = await call(client, tool, **LIST_CALLS[tool], format="columns")
+    assert objects["tasks"], tool
+    rebuilt = as_objects(columns)
+    assert [without_nulls(row) for row in rebuilt] == [
+        without_nulls(row) for row in objects["tasks"]
+    ]
+    assert set(columns["tasks"]["columns"]) == set().union(*objects["tasks"])
+    for key in ("count", "total", "next_cursor", "guidance"):
+        assert columns[key] == objects[key], key
+
+
+async def test_columns_are_the_brief_fields_some_row_has_in_a_fixed_order(client: Client) -> None:
+    await call(client, "claim_task", task_id="grant-b0992bcf", agent="w1", lease_seconds=60)
+    page = await call(client, "list_tasks", limit=1000, format="columns")
+    names = page["tasks"]["columns"]
+    assert names == [name for name in TaskView.model_fields if name in names]
+    assert {"id", "title", "project", "parent", "claimed_by", "claim_live"} <= set(names)
+    rows = as_objects(page)
+    claimed = [row for row in rows if row["id"] == "grant-b0992bcf"]
+    assert claimed[0]["claimed_by"] == "w1" and claimed[0]["claim_live"] is True
+    assert any(row["claimed_by"] is None for row in rows)  # padded with null where absent
+
+
+async def test_full_rows_in_columns_hold_every_field_the_objects_hold(client: Client) -> None:
+    arguments = {"project": "wx", "fields": "full", "max_body_chars": 40}
+    objects = await call(client, "list_tasks", **arguments)
+    columns = await call(client, "list_tasks", **arguments, format="columns")
+    assert "body" in columns["tasks"]["columns"]
+    assert [without_nulls(r) for r in as_objects(columns)] == [
+        without_nulls(r) for r in objects["tasks"]
+    ]
+
+
+async def test_an_empty_page_in_columns_has_no_columns_and_no_rows(client: Client) -> None:
+    page = await call(client, "list_tasks", status="cancelled", tag="no-such-tag", format="columns")
+    assert page["tasks"] == {"columns": [], "rows": []}
+    assert page["total"] == 0
+
+
+async def test_pages_in_columns_are_the_pages_in_objects(client: Client) -> None:
+    walks: dict[str, list[list[str]]] = {}
+    for fmt in ("objects", "columns"):
+        cursor, pages = None, []
+        while True:
+            more: dict[str, str] = {"cursor": cursor} if cursor else {}
+            page = await call(client, "list_tasks", limit=7, format=fmt, **more)
+            rows = as_objects(page) if fmt == "columns" else page["tasks"]
+            pages.append([row["id"] for row in rows])
+            cursor = page["next_cursor"]
+            if cursor is None:
+                break
+        walks[fmt] = pages
+    assert walks["objects"] == walks["columns"]
+    assert len(walks["objects"]) > 2
+
+
+async def test_a_cursor_goes_on_across_formats(client: Client) -> None:
+    first = await call(client, "list_tasks", limit=5)
+    in_columns = await call(
+        client, "list_tasks", limit=5, format="columns", cursor=first["next_cursor"]
+    )
+    as_objects_again = await call(client, "list_tasks", limit=5, cursor=first["next_cursor"])
+    assert [row["id"] for row in as_objects(in_columns)] == [
+        row["id"] for row in as_objects_again["tasks"]
+    ]
+    assert first_ids(in_columns).isdisjoint(first_ids(first))
+    assert in_columns["next_cursor"] == as_objects_again["next_cursor"]
+    third = await call(client, "list_tasks", limit=5, cursor=in_columns["next_cursor"])
+    assert {row["id"] for row in third["tasks"]}.isdisjoint(first_ids(first, in_columns))
+
+
+def first_ids(*pages: dict[str, Any]) -> set[str]:
+    ids: set[str] = set()
+    for page in pages:
+        rows = page["tasks"] if isinstance(page["tasks"], list) else as_objects(page)
+        ids.update(row["id"] for row in rows)
+    return ids
+
+
+async def test_objects_stay_the_default_and_can_be_asked_for_by_name(client: Client) -> None:
+    default = await call(client, "get_ready_tasks")
+    named = await call(client, "get_ready_tasks", format="objects")
+    assert isinstance(default["tasks"], list) and default == named
+
+
+@pytest.mark.parametrize("bad", ["rows", "COLUMNS", 1, ["columns"]])
+async def test_an_unknown_format_is_an_invalid_argument(client: Client, bad: object) -> None:
+    error = (await fail(client, "list_tasks", format=bad))["error"]
+    assert error["code"] == "INVALID_ARGUMENT"
+    assert "format" in error["message"]
+
+
+def test_a_list_publishes_object_rows_first_then_columns_with_untyped_cells() -> None:
+    spec = next(spec for spec in discover() if spec.name == "list_tasks")
+    rows, columns = output_schema(spec.output_model)["properties"]["tasks"]["anyOf"]
+    assert rows["type"] == "array" and columns["type"] == "object"
+    assert columns["properties"]["rows"] == {"items": {"type": "array"}, "type": "array"}
+    both = Draft202012Validator({"anyOf": [rows, columns]})
+    assert both.is_valid(
+        [{"id": "a", "title": "A", "type": "task", "status": "active", "priority": 2}]
+    )
+    assert both.is_valid({"columns": ["id", "priority"], "rows": [["a", 1], ["b", None]]})
+    assert not both.is_valid({"columns": ["id"], "rows": ["a"]})
+    assert not both.is_valid({"columns": ["id"]})
