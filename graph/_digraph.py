@@ -22,7 +22,7 @@ from typing import Any, cast
 
 import networkx as nx
 
-__all__ = ["Neighbours", "bulk_digraph", "predecessors", "successors"]
+__all__ = ["NO_ATTRIBUTES", "Neighbours", "bulk_digraph", "predecessors", "successors"]
 
 Neighbours = Mapping[str, Mapping[str, Any]]
 
@@ -31,17 +31,37 @@ def bulk_digraph(nodes: Iterable[str], edges: Iterable[tuple[str, str]]) -> nx.D
     """The DiGraph of `nodes` and `edges` (each edge between two of `nodes`; a repeated edge
     is one edge), with neighbours in the order their edges first came, as `add_edges_from`
     would give it."""
-    node: dict[str, dict[str, Any]] = {n: {} for n in nodes}
+    node: dict[str, dict[str, Any]] = dict.fromkeys(nodes, NO_ATTRIBUTES)
     succ: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in node}
     pred: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in node}
     for source, target in edges:
         ahead = succ[source]
         if target not in ahead:
-            ahead[target] = pred[target][source] = {}
+            ahead[target] = pred[target][source] = NO_ATTRIBUTES
     graph: nx.DiGraph[str] = nx.DiGraph()
     inner: Any = graph  # the stubs leave networkx's own dicts out
     inner._node, inner._succ, inner._pred = node, succ, pred
     return graph
+
+
+class _NoAttributes(dict[str, Any]):
+    """The attribute dict of every node and edge a bulk build makes: the index stores no
+    attributes, and one shared empty dict instead of one per node and edge saved 64 bytes
+    each (about 35 MB over the three graphs of 100k tasks). networkx's `add_node` and
+    `add_edge` of an existing node or edge `update` it with no attributes, which it
+    allows; any attribute written into it is refused."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: object, **kwargs: object) -> None:
+        if (args and args[0]) or kwargs:
+            raise TypeError("the index's graphs hold no node or edge attributes")
+
+    # Removing from an empty dict changes nothing (or raises KeyError) as it is.
+    __setitem__ = setdefault = update = __ior__ = _refuse  # type: ignore[assignment]
+
+
+NO_ATTRIBUTES: dict[str, Any] = _NoAttributes()
 
 
 def successors(graph: nx.DiGraph[str]) -> Neighbours:

@@ -36,6 +36,7 @@ import msgspec
 from storage.bulk import gc_paused
 from storage.errors import UnsafeFolder
 from storage.files import atomic_write, is_server_folder_safe, read_regular, server_folder
+from storage.model import share_strings
 from storage.table import FileResult
 
 __all__ = [
@@ -118,12 +119,16 @@ def _is_consistent(result: FileResult) -> bool:
     )
 
 
-def _with_frozen_extra(result: FileResult) -> FileResult:
-    """The decoded task's `extra` is a plain dict: make it read-only like a parsed one's."""
+def _as_parsed(result: FileResult) -> FileResult:
+    """A decoded row made like a parsed one: the task's `extra` read-only, its repeated
+    strings shared (`share_strings`), and one path object for the row and its task (the
+    decoder makes two)."""
     task = result.task
     if task is not None:
         extra = MappingProxyType(task.extra) if task.extra else _EMPTY
         object.__setattr__(task, "extra", extra)  # just decoded, not yet shared
+        object.__setattr__(result, "path", task.path)  # equal: `_is_consistent`
+        share_strings(task)
     return result
 
 
@@ -137,7 +142,7 @@ def loads(data: bytes, root: Path) -> dict[str, FileResult]:
         return {}
     if not all(_is_consistent(result) for result in payload.files):
         return {}
-    return {result.path: _with_frozen_extra(result) for result in payload.files}
+    return {result.path: _as_parsed(result) for result in payload.files}
 
 
 def save(root: Path, results: Iterable[FileResult]) -> None:

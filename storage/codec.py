@@ -28,6 +28,7 @@ from storage.model import (
     is_valid_id,
     normalise_priority,
     normalise_status,
+    share_strings,
 )
 from storage.nesting import check_indicators, check_nesting
 from storage.timestamps import parse_timestamp
@@ -167,7 +168,7 @@ def to_task(meta: dict[str, Any], parts: Parts, *, path: str, stem: str | None) 
         times = {key: parse_timestamp(meta.get(key)) for key in _TIME_KEYS}
     except (ValueError, TypeError) as exc:
         raise ParseError(path, f"unreadable timestamp: {exc}") from exc
-    return Task(
+    task = Task(
         id=task_id,
         title=title.strip(),
         path=path,
@@ -188,6 +189,7 @@ def to_task(meta: dict[str, Any], parts: Parts, *, path: str, stem: str | None) 
         extra=_extra(meta),
         **times,
     )
+    return share_strings(task)
 
 
 def _task_id(meta: dict[str, Any], raw: _RawScalars, stem: str | None, path: str) -> str:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from sys import intern
 from types import MappingProxyType
 from typing import Any
 
@@ -32,6 +33,7 @@ __all__ = [
     "is_valid_id",
     "normalise_priority",
     "normalise_status",
+    "share_strings",
 ]
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -163,3 +165,27 @@ class Task:
     @property
     def is_terminal(self) -> bool:
         return self.status in TERMINAL_STATUSES
+
+
+def _interned(texts: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(map(intern, texts)) if texts else texts
+
+
+def share_strings(task: Task) -> Task:
+    """Make the strings that many tasks repeat one object each, in place, and return `task`:
+    its status, type, project and tags, its id and every id it names (the same id object
+    then serves as the graph's node and as each reference to it). At 100k tasks the copies
+    held 40 MB. Only for a task just made (parsed or decoded) and not yet shared: equal
+    strings swapped for equal strings, so nothing anyone can compare changes."""
+    put = object.__setattr__
+    put(task, "id", intern(task.id))
+    put(task, "type", intern(task.type))
+    put(task, "status", intern(task.status))
+    if task.parent is not None:
+        put(task, "parent", intern(task.parent))
+    if task.project is not None:
+        put(task, "project", intern(task.project))
+    put(task, "depends_on", _interned(task.depends_on))
+    put(task, "soft_depends_on", _interned(task.soft_depends_on))
+    put(task, "tags", _interned(task.tags))
+    return task

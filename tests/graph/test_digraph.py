@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import networkx as nx
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph._digraph import bulk_digraph, predecessors, successors
+from graph._digraph import NO_ATTRIBUTES, bulk_digraph, predecessors, successors
 from tests.conftest import examples
 
 NODES = list("abcdef")
@@ -54,9 +55,7 @@ def test_a_bulk_graph_takes_edits_as_its_own(
 
 def test_an_edge_shares_one_attribute_dict_between_its_two_sides() -> None:
     graph = bulk_digraph(["a", "b"], [("a", "b")])
-    graph.edges["a", "b"]["weight"] = 2
-    assert graph.pred["b"]["a"] == {"weight": 2}
-    assert graph.adj["a"]["b"] == {"weight": 2}
+    assert graph.pred["b"]["a"] is graph.adj["a"]["b"]
 
 
 def test_the_raw_neighbour_maps_are_the_graphs_own_and_follow_its_edits() -> None:
@@ -65,3 +64,17 @@ def test_the_raw_neighbour_maps_are_the_graphs_own_and_follow_its_edits() -> Non
     graph.remove_edge("a", "b")
     assert list(predecessors(graph)["b"]) == ["c"]
     assert list(successors(graph)["c"]) == ["b"] and not successors(graph)["a"]
+
+
+def test_a_bulk_graph_shares_one_empty_attribute_dict_and_refuses_attributes() -> None:
+    graph = bulk_digraph(["a", "b"], [("a", "b")])
+    assert graph.nodes["a"] is NO_ATTRIBUTES and graph.edges["a", "b"] is NO_ATTRIBUTES
+    graph.add_edge("a", "b")  # no attributes: allowed, changes nothing
+    graph.add_node("a")
+    with pytest.raises(TypeError):
+        graph.add_edge("a", "b", weight=1)
+    with pytest.raises(TypeError):
+        graph.nodes["b"]["colour"] = "red"
+    assert dict(NO_ATTRIBUTES) == {}
+    graph.add_edge("b", "a", weight=1)  # a new edge gets a dict of its own
+    assert graph.edges["b", "a"] == {"weight": 1} and dict(NO_ATTRIBUTES) == {}

@@ -153,6 +153,26 @@ def test_a_cached_task_is_read_only_like_a_parsed_one(tmp_path: Path) -> None:
         warm.extra["owner"] = "Bob"  # type: ignore[index]
 
 
+@pytest.mark.parametrize("warm", [False, True], ids=["parsed", "from the cache"])
+def test_a_loaded_task_shares_its_repeated_strings_with_the_tasks_it_names(
+    tmp_path: Path, warm: bool
+) -> None:
+    root = tree(tmp_path / "r").resolve()
+    write(root, "a.md", "---\nid: a\ntitle: A\nstatus: active\nproject: p\ntags: [x]\n---\n")
+    text = "---\nid: b\ntitle: B\nstatus: active\nproject: p\nparent: a\ntags: [x]\n"
+    write(root, "b.md", text + "depends_on: [a]\nsoft_depends_on: [a]\n---\n")
+    files = TaskRepository(root).scan().files
+    if warm:
+        cache.save(root, files.values())
+        files = cache.load(root)
+    a, b = files["a.md"].task, files["b.md"].task
+    assert a is not None and b is not None
+    assert b.parent is a.id and b.depends_on[0] is a.id and b.soft_depends_on[0] is a.id
+    assert (b.status, b.project, b.tags[0]) == (a.status, a.project, a.tags[0])
+    assert b.status is a.status and b.project is a.project and b.tags[0] is a.tags[0]
+    assert files["b.md"].path is b.path
+
+
 def test_a_same_size_edit_with_its_modification_time_put_back_is_read_again(
     tmp_path: Path,
 ) -> None:
