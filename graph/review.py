@@ -51,7 +51,7 @@ class OldestReady(BaseModel):
 
     model_config = _FROZEN
 
-    task: str = Field(description="Task id, under seed 004's key (the same as task_id).")
+    task: str = Field(description="Task id (the same as task_id).")
     task_id: str = Field(description="Task id.")
     days_ready: float = Field(description="Days since it became ready.")
 
@@ -61,7 +61,7 @@ class OldestInProgress(BaseModel):
 
     model_config = _FROZEN
 
-    task: str = Field(description="Task id, under seed 004's key (the same as task_id).")
+    task: str = Field(description="Task id (the same as task_id).")
     task_id: str = Field(description="Task id.")
     days_in_progress: float = Field(description="Days since its last modification.")
 

@@ -100,10 +100,10 @@ class BotResult(Envelope):
         None, description="Seed 000's close status: 'completed' on a close; null otherwise."
     )
     completed_action: str | None = Field(
-        None, description="On a close: the name of the action marked complete (seed 000)."
+        None, description="On a close: the name of the action marked complete."
     )
     next_action: str | None = Field(
         None,
         description="On a close: the name of the action now current (its behavior is in "
-        "`behavior`); null when the bot is done (seed 000).",
+        "`behavior`); null when the bot is done.",
     )
