@@ -1,6 +1,7 @@
 """Tool latency over a real stdio MCP session, against the protocol floor.
 
     python -m bench.mcp_bench --n 10000 --calls 300 [--against DIR] [--formats-only]
+    python -m bench.mcp_bench --root /tmp/trees/t1m --calls 100   # a tree made beforehand
 
 Generates a synthetic tree, starts `python -m tasks_server serve` on it and two floors: a
 null server (tools that do nothing, or return 1,000 plain rows as text) and a replay server
@@ -16,7 +17,10 @@ p50/p99 per tool:
   client (p50, calls interleaved) and the bytes of each answer on the pipe.
 `--formats-only` runs only the objects-versus-columns case. `--against DIR` also runs every
 case with the server started from another checkout (e.g. the main branch), in the same run,
-so the two compare under the same machine load.
+so the two compare under the same machine load. `--root DIR` runs on a tree made beforehand
+by `python -m bench.generate` instead of generating one (the tasks the cases touch are picked
+from the tree, but `create_task` writes into its project `proj03`); the mutations and the
+warm-start cache are written into that tree.
 Figures only; no assertions.
 """
 
@@ -222,38 +226,53 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--against", type=Path, default=None, help="another checkout to compare")
     parser.add_argument("--formats-only", action="store_true", help="only objects vs columns")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="a tree made by `python -m bench.generate` to run on instead of generating --n"
+        " tasks (its project proj03 must exist; the bench writes to the tree)",
+    )
     args = parser.parse_args()
     servers: dict[str, Path | None] = {"this checkout": None}
     if args.against is not None:
         servers[f"server from {args.against}"] = args.against.resolve()
+    if args.root is not None:
+        run_all(args.root.resolve(), args.calls, servers, args.formats_only)
+        return
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "tree"
         generate_tree(root, args.n, seed=1)
-        if args.formats_only:
-            for label, cwd in servers.items():
-                print(f"\nrows as objects and in columns, {label}")
-                formats_table(root, args.calls, cwd)
-            return
-        # Raw cases first, on the untouched tree: the SDK cases write to it, and their
-        # servers save a warm-start cache as they exit, which would share the CPU.
-        for label, cwd in servers.items():
-            found = raw(root, args.calls, cwd)
-            table(f"raw client, {label}", found, found["(floor) noop"][0])
-            ours = found["list_tasks 1000"][0]
-            for floor_name, words in FLOORS.items():
-                print(f"list_tasks 1000 / {words}: {ours / found[floor_name][0]:.2f}x")
-        base = anyio.run(floor, args.calls)
-        print(f"\nnull server floor (SDK client): p50 {base[0]:.2f} ms, p99 {base[1]:.2f} ms")
-        replayed = anyio.run(replay_floor, root, args.calls)
-        print(
-            f"list_tasks 1000 answer made once, replayed (SDK client): p50 {replayed[0]:.2f} ms,"
-            f" p99 {replayed[1]:.2f} ms"
-        )
+        run_all(root, args.calls, servers, args.formats_only)
+
+
+def run_all(root: Path, calls: int, servers: dict[str, Path | None], formats_only: bool) -> None:
+    """Every case on the tree at `root`, against each server."""
+    if formats_only:
         for label, cwd in servers.items():
             print(f"\nrows as objects and in columns, {label}")
-            formats_table(root, args.calls, cwd)
-        for label, cwd in servers.items():
-            table(f"SDK client, {label}", anyio.run(measure, root, args.calls, cwd), base[0])
+            formats_table(root, calls, cwd)
+        return
+    # Raw cases first, on the untouched tree: the SDK cases write to it, and their
+    # servers save a warm-start cache as they exit, which would share the CPU.
+    for label, cwd in servers.items():
+        found = raw(root, calls, cwd)
+        table(f"raw client, {label}", found, found["(floor) noop"][0])
+        ours = found["list_tasks 1000"][0]
+        for floor_name, words in FLOORS.items():
+            print(f"list_tasks 1000 / {words}: {ours / found[floor_name][0]:.2f}x")
+    base = anyio.run(floor, calls)
+    print(f"\nnull server floor (SDK client): p50 {base[0]:.2f} ms, p99 {base[1]:.2f} ms")
+    replayed = anyio.run(replay_floor, root, calls)
+    print(
+        f"list_tasks 1000 answer made once, replayed (SDK client): p50 {replayed[0]:.2f} ms,"
+        f" p99 {replayed[1]:.2f} ms"
+    )
+    for label, cwd in servers.items():
+        print(f"\nrows as objects and in columns, {label}")
+        formats_table(root, calls, cwd)
+    for label, cwd in servers.items():
+        table(f"SDK client, {label}", anyio.run(measure, root, calls, cwd), base[0])
 
 
 if __name__ == "__main__":

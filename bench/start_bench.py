@@ -2,6 +2,7 @@
 
     python -m bench.start_bench --sizes 1000,10000 --runs 5
     python -m bench.start_bench --sizes 100000 --runs 3
+    python -m bench.start_bench --root /tmp/trees/t1m --runs 1 --kinds warm
 
 For each size: generate a seeded tree (`bench.generate`), then report the median of `--runs` of
 
@@ -14,9 +15,13 @@ For each size: generate a seeded tree (`bench.generate`), then report the median
 
 each as seconds and as a ratio to the floor, then the phases of each start (cache load,
 walk and stat, parse of the files the cache did not answer, index build, cache save).
-A start is `LiveTree(root, watch=False)`, the server's own start-up path, timed around the
-constructor in this process (interpreter and imports not counted); `--watch` starts the
-file watcher too, as the server does. Figures only, no assertions.
+`--root DIR` (repeatable) measures a tree made beforehand with `python -m bench.generate`
+instead of generating one: in place, so it deletes and rewrites that tree's `.tasks-index/`
+and gives 1% of its files a new mtime. `--kinds` picks the kinds of start (a million-task
+tree takes minutes per cold start). A start is `LiveTree(root, watch=False)`, the server's
+own start-up path, timed around the constructor in this process (interpreter and imports
+not counted); `--watch` starts the file watcher too, as the server does. Figures only, no
+assertions.
 """
 
 from __future__ import annotations
@@ -89,17 +94,22 @@ def toucher(root: Path, share: float) -> Callable[[int], None]:
     return touch
 
 
-def measure_starts(root: Path, runs: int, watch: bool = False) -> dict[str, Start]:
-    """Every kind of start of the tree at `root`, the median of `runs` each."""
+def measure_starts(
+    root: Path, runs: int, watch: bool = False, kinds: Sequence[str] = KINDS
+) -> dict[str, Start]:
+    """The `kinds` of start of the tree at `root`, the median of `runs` each."""
     index_dir = root / ".tasks-index"
-    starts = {
-        "cold": median_start(
+    starts = {}
+    if "cold" in kinds:
+        starts["cold"] = median_start(
             root, runs, watch, lambda _: shutil.rmtree(index_dir, ignore_errors=True)
         )
-    }
-    LiveTree(root, watch=False).close()  # a current cache for the warm starts
-    starts["warm"] = median_start(root, runs, watch, lambda _: None)
-    starts["warm 1%"] = median_start(root, runs, watch, toucher(root, 0.01))
+    if "warm" in kinds or "warm 1%" in kinds:
+        LiveTree(root, watch=False).close()  # a current cache for the warm starts
+    if "warm" in kinds:
+        starts["warm"] = median_start(root, runs, watch, lambda _: None)
+    if "warm 1%" in kinds:
+        starts["warm 1%"] = median_start(root, runs, watch, toucher(root, 0.01))
     return starts
 
 
@@ -115,13 +125,18 @@ def render_size(size: int, floor: float, starts: dict[str, Start]) -> list[str]:
     return lines
 
 
-def bench_size(size: int, runs: int, seed: int, watch: bool) -> list[str]:
+def bench_tree(root: Path, runs: int, watch: bool, kinds: Sequence[str]) -> list[str]:
+    """The floor and the starts of the tree at `root`, rendered."""
+    floor = read_floor(root, runs).seconds
+    starts = measure_starts(root.resolve(), runs, watch, kinds)
+    return render_size(len(list(iter_markdown(root))), floor, starts)
+
+
+def bench_size(size: int, runs: int, seed: int, watch: bool, kinds: Sequence[str]) -> list[str]:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "tree"
         generate_tree(root, size, seed=seed)
-        floor = read_floor(root, runs).seconds
-        starts = measure_starts(root.resolve(), runs, watch)
-    return render_size(size, floor, starts)
+        return bench_tree(root, runs, watch, kinds)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -130,10 +145,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="runs to take the median of")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--watch", action="store_true", help="start the file watcher too")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        action="append",
+        default=[],
+        help="a tree made by `python -m bench.generate` to measure in place instead of --sizes"
+        " (repeatable; its .tasks-index/ is rewritten and 1%% of its files touched)",
+    )
+    parser.add_argument(
+        "--kinds", default=",".join(KINDS), help=f"kinds of start, comma-separated: {KINDS}"
+    )
     args = parser.parse_args(argv)
+    kinds = args.kinds.split(",")
+    if unknown := set(kinds) - set(KINDS):
+        parser.error(f"unknown kinds {sorted(unknown)}; known: {KINDS}")
     print(f"start-up, median of {args.runs} runs{' (with the file watcher)' if args.watch else ''}")
-    for size in (int(part) for part in args.sizes.split(",")):
-        print("\n".join(bench_size(size, args.runs, args.seed, args.watch)))
+    for root in args.root:
+        print("\n".join(bench_tree(root, args.runs, args.watch, kinds)))
+    sizes = [] if args.root else [int(part) for part in args.sizes.split(",")]
+    for size in sizes:
+        print("\n".join(bench_size(size, args.runs, args.seed, args.watch, kinds)))
     return 0
 
 
