@@ -15,6 +15,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic_core import to_json
+
 __all__ = ["ANSWER_CHARS", "KEPT_CHARS", "KEPT_ITEMS", "bound_answer"]
 
 ANSWER_CHARS = 4 * 1024 * 1024
@@ -35,9 +37,9 @@ class _Place:
 
 def bound_answer(data: dict[str, Any], limit: int = ANSWER_CHARS) -> None:
     """Cut `data` (a JSON-ready answer) in place to about `limit` characters of JSON."""
-    size = _json_size(data)
-    if size <= limit:
+    if _fits(data, limit):
         return
+    size = _json_size(data)
     strings, lists = _places(data)
     level = _level([p.size for p in strings], size - limit, KEPT_CHARS)
     notes = _cut(strings, level, "strings")
@@ -63,7 +65,15 @@ def _cut(places: list[_Place], level: int, kind: str) -> list[str]:
 
 
 def _json_size(data: object) -> int:
+    """Characters of `data` as compact JSON."""
     return len(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+def _fits(data: object, limit: int) -> bool:
+    """Whether `data` is at most `limit` characters of JSON, asked on every answer: its UTF-8
+    bytes (pydantic-core, several times faster than `json`) are never fewer than its
+    characters, so only an answer over `limit` bytes needs counting exactly."""
+    return len(to_json(data)) <= limit or _json_size(data) <= limit
 
 
 def _places(data: dict[str, Any]) -> tuple[list[_Place], list[_Place]]:
