@@ -13,17 +13,62 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["input_schema", "output_schema"]
+__all__ = ["SaidOnce", "input_schema", "output_schema"]
 
 
-def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The schema of a tool's arguments: titles dropped, descriptions kept."""
+@dataclass(frozen=True)
+class SaidOnce:
+    """What the session's instructions say for every tool, so no input schema repeats it:
+    the shared `arguments` (name to published schema) and the usual cap on a text argument's
+    length (`max_chars`; an argument with another cap keeps its own)."""
+
+    arguments: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    max_chars: int | None = None
+
+
+def input_schema(model: type[BaseModel], said: SaidOnce | None = None) -> dict[str, Any]:
+    """The schema of a tool's arguments: titles dropped, descriptions kept. An argument
+    named in `said.arguments` leaves out every keyword it has just as that schema has it,
+    but its `type`, `enum` and `items`; no argument has a `type` beside an `enum`, a
+    `default: false` or a `maxLength` of `said.max_chars`."""
     schema: dict[str, Any] = _compact(_inline_refs(model.model_json_schema()), describe=True)
+    said = said or SaidOnce()
+    properties = schema.get("properties", {})
+    schema["properties"] = {
+        name: _published(sub, said.arguments.get(name, {}), said.max_chars)
+        for name, sub in properties.items()
+    }
     return schema
+
+
+ALWAYS_PUBLISHED = frozenset({"type", "enum", "items"})
+"""What an argument's schema keeps even when the instructions give it: its shape."""
+
+
+def _published(schema: dict[str, Any], shared: dict[str, Any], max_chars: int | None) -> Any:
+    """One argument's schema (or its `items`) without what a reader learns elsewhere: what
+    the instructions say of it, the `type` its `enum` implies, a flag's `default: false`,
+    the usual length cap."""
+
+    def redundant(key: str, value: Any) -> bool:
+        if key in shared and key not in ALWAYS_PUBLISHED and shared[key] == value:
+            return True
+        return (
+            (key == "type" and "enum" in schema)
+            or (key == "default" and value is False)
+            or (key == "maxLength" and value == max_chars)
+        )
+
+    kept = {key: value for key, value in schema.items() if not redundant(key, value)}
+    if isinstance(kept.get("items"), dict):
+        kept["items"] = _published(kept["items"], {}, max_chars)
+    return kept
 
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:

@@ -23,7 +23,8 @@ from mcp import Client
 
 from graph.neighborhood import decomposition_context, neighborhood
 from graph.sections import Sections
-from tasks_server.edge.schemas import input_schema, output_schema
+from tasks_server.edge.schemas import output_schema
+from tasks_server.edge.server import to_tool
 from tasks_server.guidance import ACTION_HELP
 from tasks_server.toolset import open_toolset
 from tasks_server.views import BRIEF_FIELDS, CLAIM_FIELDS
@@ -187,8 +188,8 @@ def test_every_published_schema_is_portable(example_root: Path) -> None:
         f"{spec.name} {kind}: {finding}"
         for spec in toolset.visible()
         for kind, schema in (
-            ("input", input_schema(spec.input_model)),
-            ("output", output_schema(spec.output_model)),
+            ("input", to_tool(spec).input_schema),
+            ("output", to_tool(spec).output_schema),
         )
         for finding in findings(schema)
     }
