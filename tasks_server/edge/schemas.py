@@ -5,8 +5,11 @@ once, or recursive, kept in the schema's own `$defs`), has no `title` keys, and 
 null" the way pydantic does, as `anyOf: [{type: X}, {type: null}]` with one `type` per
 branch: the one spelling every client reads, including the ones that map tool schemas onto
 the OpenAPI subset (a `type` list is legal JSON Schema but drops the constraint there).
-Output schemas carry no descriptions: clients validate results against them, they do not
-show them to the model.
+An input schema leaves out what the session's instructions say once for every tool
+(`SaidOnce`, made by `tasks_server.edge.instructions`). Output schemas carry no
+descriptions (clients validate results against them, they do not show them to the model)
+and are strict at the top level only: an object inside a result is published as its
+required keys.
 """
 
 from __future__ import annotations
@@ -73,23 +76,37 @@ def _published(schema: dict[str, Any], shared: dict[str, Any], max_chars: int | 
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The schema of a tool's result, written for the client that checks results against it:
-    types and required keys; closed (`additionalProperties: false`) at the top level only;
-    no descriptions or defaults (a model reads the tool's description and input schema)."""
-    schema: dict[str, Any] = _compact(_inline_refs(model.model_json_schema()), describe=False)
-    return {
-        key: _open(value) if key in ("properties", "$defs") else value
-        for key, value in schema.items()
+    the result's own keys typed, required and closed (`additionalProperties: false`); an
+    object inside it published as its required keys alone (`_loosen`); no descriptions or
+    defaults (a model reads the tool's description and input schema)."""
+    raw = model.model_json_schema()
+    loose = {
+        key: {name: _loosen(sub) for name, sub in value.items()}
+        if key in ("properties", "$defs")
+        else value
+        for key, value in raw.items()
     }
+    schema: dict[str, Any] = _compact(_inline_refs(loose), describe=False)
+    return schema
 
 
-def _open(node: Any) -> Any:
-    """`node` without `additionalProperties: false` at any depth (maps of schemas kept)."""
+def _loosen(node: Any) -> Any:
+    """`node` with every object that declares its properties published as `{type: object,
+    required: [...]}`: the keys every answer has, open to the rest, their values unchecked.
+    Typing each row's and each guidance's fields in every tool would cost a planner's
+    `tools/list` 18 KB, and a client that checks would check them all on every row."""
     if isinstance(node, list):
-        return [_open(item) for item in node]
+        return [_loosen(item) for item in node]
     if not isinstance(node, dict):
         return node
+    if isinstance(node.get("properties"), dict):
+        required = node.get("required")
+        return {"type": "object", **({"required": required} if required else {})}
     return {
-        k: _open(v) for k, v in node.items() if not (k == "additionalProperties" and v is False)
+        key: {name: _loosen(sub) for name, sub in value.items()}
+        if key in NAMED and isinstance(value, dict)
+        else _loosen(value)
+        for key, value in node.items()
     }
 
 
