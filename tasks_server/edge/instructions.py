@@ -8,12 +8,14 @@ differently (its own description, default or bounds). The usual cap on a text ar
 length is said here too. The arguments are declared and validated as before: only what is
 published shrinks.
 
->>> [line for line in instructions().splitlines() if line.startswith("limit")]
-['limit (1-1000; default 50): Page size (all lists together).']
+>>> text = instructions({"get_children": ["task_id", "limit", "cursor"]})
+>>> [line.split(":")[0] for line in text.splitlines()[-3:]]
+['limit (1-1000; default 50)', 'cursor', 'task_id (1-255 chars)']
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from functools import cache
 from typing import Any
 
@@ -27,13 +29,15 @@ from tasks_server.sizes import MAX_SHORT_CHARS
 
 __all__ = ["instructions", "said_once"]
 
-PREAMBLE = (
+ABOUT = (
     "Facts about a task graph kept as markdown files. The server counts and lists; you judge. "
-    "Start with get_graph_metrics or get_ready_tasks; every result carries guidance.\n"
-    "Lists come in pages with count, total and next_cursor (null on the last page).\n"
-    f"Text arguments take at most {MAX_SHORT_CHARS} characters unless a tool says otherwise.\n"
-    "These arguments mean this wherever a tool does not describe them; filters given must all "
-    "hold:"
+    "Every result carries guidance."
+)
+START = ("get_graph_metrics", "get_ready_tasks")
+PAGING = "Lists come in pages with count, total and next_cursor (null on the last page)."
+TEXT_CAP = f"Text arguments take at most {MAX_SHORT_CHARS} characters unless a tool says otherwise."
+SHARED = (
+    "These arguments mean this wherever a tool does not describe them; filters given must all hold:"
 )
 
 
@@ -52,11 +56,15 @@ def said_once() -> SaidOnce:
     return SaidOnce(arguments=arguments, max_chars=MAX_SHORT_CHARS)
 
 
-@cache
-def instructions() -> str:
-    """The server's instructions: what it is for, then each shared argument on a line."""
-    lines = [_line(name, schema) for name, schema in said_once().arguments.items()]
-    return "\n".join([PREAMBLE, *lines])
+def instructions(arguments: Mapping[str, Collection[str]]) -> str:
+    """The instructions of a session serving these tools (each name with the names of its
+    arguments): what the server is for, where to start and how paging works when its tools
+    are served, the usual text cap, then each shared argument some tool takes, one a line."""
+    taken = set().union(*arguments.values())
+    start = [f"Start with {' or '.join(START)}."] if set(START) <= arguments.keys() else []
+    paging = [PAGING] if "cursor" in taken else []
+    lines = [_line(name, s) for name, s in said_once().arguments.items() if name in taken]
+    return "\n".join([ABOUT, *start, *paging, TEXT_CAP, *([SHARED, *lines] if lines else [])])
 
 
 def _line(name: str, schema: dict[str, Any]) -> str:

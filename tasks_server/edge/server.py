@@ -86,7 +86,9 @@ class TasksServer(Server[Any]):
         super().__init__(
             name,
             version=version(),
-            instructions=instructions(),
+            instructions=instructions(
+                {t.name: list(t.input_schema.get("properties", {})) for t in self._tools}
+            ),
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_subscriptions_listen=ListenHandler(self._changes),

@@ -73,8 +73,8 @@ async def session_instructions(root: Path, role: str = "planner") -> str:
 async def test_every_input_field_is_described_in_its_tool_or_in_the_instructions(
     example_root: Path,
 ) -> None:
-    said = {line.split(" ")[0].rstrip(":") for line in (await session_instructions(example_root))
-            .splitlines()}  # fmt: skip
+    text = await session_instructions(example_root, "all")
+    said = {line.split(" ")[0].rstrip(":") for line in text.splitlines()}
     for tool in await listing(example_root, "all"):
         assert tool["description"], tool["name"]
         for name, field in tool["inputSchema"].get("properties", {}).items():
@@ -84,7 +84,7 @@ async def test_every_input_field_is_described_in_its_tool_or_in_the_instructions
 async def test_an_argument_left_undescribed_is_the_one_the_instructions_describe(
     example_root: Path,
 ) -> None:
-    text = await session_instructions(example_root)
+    text = await session_instructions(example_root, "all")
     lines = {line.split(" ")[0].rstrip(":"): line for line in text.splitlines()}
     for tool in await listing(example_root, "all"):
         for name, field in tool["inputSchema"].get("properties", {}).items():
@@ -95,10 +95,21 @@ async def test_an_argument_left_undescribed_is_the_one_the_instructions_describe
                 assert declared == description, f"{tool['name']}.{name}"
 
 
+async def test_a_sessions_instructions_say_only_what_its_tools_take(example_root: Path) -> None:
+    planner = await session_instructions(example_root, "planner")
+    bot = await session_instructions(example_root, "bot")
+    assert "\nlimit (" in planner and "Start with get_graph_metrics" in planner
+    assert "limit" not in bot and "cursor" not in bot and "Start with" not in bot
+    assert "at most 255 characters unless a tool says otherwise" in bot
+    assert len(bot) < len(planner)
+
+
 def test_what_a_tool_leaves_out_of_an_argument_the_instructions_state() -> None:
-    text, said = instructions(), said_once()
+    specs = discover()
+    text = instructions({spec.name: list(spec.input_model.model_fields) for spec in specs})
+    said = said_once()
     lines = {line.split(" ")[0].rstrip(":"): line for line in text.splitlines()}
-    for spec in discover():
+    for spec in specs:
         declared = input_schema(spec.input_model)["properties"]
         published = to_tool(spec).input_schema["properties"]
         for name, schema in declared.items():
