@@ -2,10 +2,11 @@
 
     python -m bench.listing_bench [--root DIR]
 
-Prints, for each role, the number of tools and the compact-JSON size of the listing with
+Prints, for each role, the number of tools, the compact-JSON size of the listing with
 and without output schemas (most clients put only names, descriptions and input schemas in
-the model's context), as the rows of the README's table (a test keeps the two the same).
-Figures only.
+the model's context), and the size of the server's instructions (sent once, in the
+`initialize` result: what every tool shares is said there instead of in each tool), as the
+rows of the README's table (a test keeps the two the same). Figures only.
 """
 
 from __future__ import annotations
@@ -25,25 +26,29 @@ TIERS = ("query", "mutation", "workflow", "admin")
 DEFAULT = "all"
 
 
-async def sizes(root: Path, role: str) -> tuple[int, int, int]:
+async def sizes(root: Path, role: str) -> tuple[int, int, int, int]:
+    """Tools, bytes of `tools/list` with and without output schemas, bytes of the
+    instructions (UTF-8)."""
     server = create_server(root, role=None if role == DEFAULT else role, watch=False)
     async with Client(server) as client:
         tools = (await client.list_tools()).tools
+        instructions = client.instructions or ""
     server.close()
     full = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
     lean = [{k: v for k, v in t.items() if k != "outputSchema"} for t in full]
-    return len(tools), len(compact(full)), len(compact(lean))
+    said_once = len(instructions.encode())
+    return len(tools), len(compact(full)), len(compact(lean)), said_once
 
 
 def compact(data: object) -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
-def table_row(role: str, count: int, full: int, lean: int) -> str:
+def table_row(role: str, count: int, full: int, lean: int, said_once: int) -> str:
     """One row of the README's table."""
     name = f"`{role}` (default)" if role == DEFAULT else f"`{role}`"
     tiers = " + ".join(tier for tier in TIERS if tier in ROLES[role])
-    return f"| {name} | {tiers} | {count} | {full:,} / {lean:,} |"
+    return f"| {name} | {tiers} | {count} | {full:,} / {lean:,} | {said_once:,} |"
 
 
 def table_rows(root: Path) -> list[str]:
@@ -55,8 +60,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=None)
     root = parser.parse_args().root or bundled_root()
-    print("| role | tiers | tools | `tools/list` bytes (all / without outputSchema) |")
-    print("|---|---|---:|---:|")
+    print(
+        "| role | tiers | tools | `tools/list` bytes (all / without outputSchema) "
+        "| instructions bytes |"
+    )
+    print("|---|---|---:|---:|---:|")
     print("\n".join(table_rows(root)))
 
 

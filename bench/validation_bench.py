@@ -10,12 +10,13 @@ prints the median cost of one check of the answer as published, beside the shape
 chosen over, on two trees' worth of rows: the bench tree (nearly every task has a project
 and a parent) and the same rows with neither (a flat tree, as most imported trees are).
 
-- published: rows leave out `project`/`parent` when the task has none; every row is
-  checked against the full view's schema (a brief row is a full row with brief fields);
-- brief row schema: the published shape, rows checked against the brief fields only (it
-  rejects full rows);
-- anyOf [brief, full]: the published shape, rows checked against either (it accepts the
-  same rows as the full schema alone);
+- published: a row is an object with its required keys (id, title, type, status,
+  priority), open to the others, their values unchecked; rows leave out `project`/`parent`
+  when the task has none;
+- typed fields: each row's brief fields typed, open to the others (the shape published
+  before the planner's listing was cut to 30 KB);
+- anyOf [brief, full]: typed fields, rows checked against a closed brief schema or the open
+  one (it accepts the same rows as the open one alone);
 - nulls written: as "anyOf [brief, full]", with `project`/`parent` always present, `null`
   when unset, typed `anyOf: [{type: string}, {type: null}]` (the shape before issue 14);
 - type lists: as "nulls written", spelled `type: [string, null]` (cheaper to check, but
@@ -46,7 +47,7 @@ from bench.generate import generate_tree
 from tasks_server.edge.schemas import output_schema
 from tasks_server.registry import discover
 from tasks_server.toolset import open_toolset
-from tasks_server.views import BRIEF_FIELDS
+from tasks_server.views import BRIEF_FIELDS, TaskBrief
 
 Schema = dict[str, Any]
 OPTIONAL = ("project", "parent")
@@ -89,15 +90,21 @@ def with_rows(schema: Schema, row_schema: Schema) -> Schema:
     return schema
 
 
-def brief_row(schema: Schema) -> Schema:
-    """The published row schema cut down to the brief fields."""
-    full: Schema = schema["properties"]["tasks"]["items"]
-    properties = {key: full["properties"][key] for key in sorted(BRIEF_FIELDS)}
-    return {**full, "properties": properties}
+def typed_row() -> Schema:
+    """A row with its brief fields typed, open to the others, as the model declares it."""
+    declared: Schema = TaskBrief.model_json_schema()
+    unread = ("title", "description", "default", "additionalProperties")
+    properties = {
+        key: {k: v for k, v in field.items() if k not in unread}
+        for key, field in declared["properties"].items()
+    }
+    assert properties.keys() == BRIEF_FIELDS
+    return {"type": "object", "properties": properties, "required": declared["required"]}
 
 
 def either_row(schema: Schema) -> Schema:
-    return with_rows(schema, {"anyOf": [brief_row(schema), schema["properties"]["tasks"]["items"]]})
+    closed = {**typed_row(), "additionalProperties": False}
+    return with_rows(schema, {"anyOf": [closed, typed_row()]})
 
 
 def nulls_written(schema: Schema, answer: Schema) -> tuple[Schema, Schema]:
@@ -133,7 +140,7 @@ def shapes(schema: Schema, answer: Schema) -> dict[str, tuple[Schema, Schema]]:
     written = nulls_written(schema, answer)
     return {
         "published": (schema, answer),
-        "brief row schema": (with_rows(schema, brief_row(schema)), answer),
+        "typed fields": (with_rows(schema, typed_row()), answer),
         "anyOf [brief, full]": (either_row(schema), answer),
         "nulls written": written,
         "type lists": (type_lists(written[0]), written[1]),

@@ -15,7 +15,10 @@ from graph.filters import TaskFilter, keep
 from tasks_server.context import ServerContext
 from tasks_server.models import MAX_LIST_ITEMS, IdArg, Input, Priority, ShortText, Unset
 
-__all__ = ["TaskFilterInput", "apply_filters"]
+__all__ = ["STATUS_FILTER", "TaskFilterInput", "apply_filters"]
+
+STATUS_FILTER = "Only this status (aliases accepted)."
+"""What `status` means on the tools that filter by it (`list_tasks`, `get_tasks_with_topology`)."""
 
 Tags = Annotated[list[ShortText], Field(max_length=MAX_LIST_ITEMS)]
 

@@ -40,9 +40,8 @@ Rows = Callable[[Sequence[str]], Sequence[Any]]
 
 
 Limit = Annotated[int, Field(ge=1, le=MAX_PAGE, description="Page size (all lists together).")]
-"""The page size, declared once: a tool whose default differs writes `limit: Limit = 25`."""
-RowLimit = Annotated[int, Field(ge=1, le=MAX_PAGE, description="Rows per page.")]
-"""The page size of a tool with one list of rows."""
+"""The page size, declared once: a tool whose default differs writes `limit: Limit = 25`. One
+description for every tool, so that the server's instructions say it once."""
 
 
 class PageArgs(Input):
@@ -93,7 +92,7 @@ class TaskListArgs(PageArgs):
 
     fields: Fields = Field("brief", description=FIELDS_DESCRIPTION)
     max_body_chars: Count | Unset = Field(2000, description="Full rows: bodies cut past this.")
-    limit: RowLimit = 50
+    limit: Limit = 50
     format: RowFormat | Unset = Field(None, description="'columns': {columns, rows}.")
 
 

@@ -144,9 +144,9 @@ class TaskView(TaskBrief):
 
 
 class _RowSchema:
-    """A task row or view is published as the brief fields, typed, in an object open to the
-    others: the full view's 26 other fields, typed, would cost 2 KB in every tool that lists
-    tasks (most of a planner's `tools/list`), and a client that checks rows would check each
+    """A task row or view has one schema, the brief fields in an object open to the others
+    (the MCP edge publishes it as their required keys): the full view's 26 other fields
+    would cost every tool that lists tasks, and a client that checks rows would check each
     of them on every full row. One schema for both kinds: an `anyOf` of brief and full cost
     a validating client one more check on every row (`python -m bench.validation_bench`).
     Rows repeated in one schema refer to the view's definition (TaskView's own hook), so

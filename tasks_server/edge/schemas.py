@@ -5,46 +5,108 @@ once, or recursive, kept in the schema's own `$defs`), has no `title` keys, and 
 null" the way pydantic does, as `anyOf: [{type: X}, {type: null}]` with one `type` per
 branch: the one spelling every client reads, including the ones that map tool schemas onto
 the OpenAPI subset (a `type` list is legal JSON Schema but drops the constraint there).
-Output schemas carry no descriptions: clients validate results against them, they do not
-show them to the model.
+An input schema leaves out what the session's instructions say once for every tool
+(`SaidOnce`, made by `tasks_server.edge.instructions`). Output schemas carry no
+descriptions (clients validate results against them, they do not show them to the model)
+and are strict at the top level only: an object inside a result is published as its
+required keys.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["input_schema", "output_schema"]
+__all__ = ["SaidOnce", "input_schema", "output_schema"]
 
 
-def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The schema of a tool's arguments: titles dropped, descriptions kept."""
+@dataclass(frozen=True)
+class SaidOnce:
+    """What the session's instructions say for every tool, so no input schema repeats it:
+    the shared `arguments` (name to published schema) and the usual cap on a text argument's
+    length (`max_chars`; an argument with another cap keeps its own)."""
+
+    arguments: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    max_chars: int | None = None
+
+
+def input_schema(model: type[BaseModel], said: SaidOnce | None = None) -> dict[str, Any]:
+    """The schema of a tool's arguments: titles dropped, descriptions kept. An argument
+    named in `said.arguments` leaves out every keyword it has just as that schema has it,
+    but its `type`, `enum` and `items`; no argument has a `type` beside an `enum`, a
+    `default: false` or a `maxLength` of `said.max_chars`."""
     schema: dict[str, Any] = _compact(_inline_refs(model.model_json_schema()), describe=True)
+    said = said or SaidOnce()
+    properties = schema.get("properties", {})
+    schema["properties"] = {
+        name: _published(sub, said.arguments.get(name, {}), said.max_chars)
+        for name, sub in properties.items()
+    }
     return schema
+
+
+ALWAYS_PUBLISHED = frozenset({"type", "enum", "items"})
+"""What an argument's schema keeps even when the instructions give it: its shape."""
+
+
+def _published(schema: dict[str, Any], shared: dict[str, Any], max_chars: int | None) -> Any:
+    """One argument's schema (or its `items`) without what a reader learns elsewhere: what
+    the instructions say of it, the `type` its `enum` implies, a flag's `default: false`,
+    the usual length cap."""
+
+    def redundant(key: str, value: Any) -> bool:
+        if key in shared and key not in ALWAYS_PUBLISHED and shared[key] == value:
+            return True
+        return (
+            (key == "type" and "enum" in schema)
+            or (key == "default" and value is False)
+            or (key == "maxLength" and value == max_chars)
+        )
+
+    kept = {key: value for key, value in schema.items() if not redundant(key, value)}
+    if isinstance(kept.get("items"), dict):
+        kept["items"] = _published(kept["items"], {}, max_chars)
+    return kept
 
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The schema of a tool's result, written for the client that checks results against it:
-    types and required keys; closed (`additionalProperties: false`) at the top level only;
-    no descriptions or defaults (a model reads the tool's description and input schema)."""
-    schema: dict[str, Any] = _compact(_inline_refs(model.model_json_schema()), describe=False)
-    return {
-        key: _open(value) if key in ("properties", "$defs") else value
-        for key, value in schema.items()
+    the result's own keys typed, required and closed (`additionalProperties: false`); an
+    object inside it published as its required keys alone (`_loosen`); no descriptions or
+    defaults (a model reads the tool's description and input schema)."""
+    raw = model.model_json_schema()
+    loose = {
+        key: {name: _loosen(sub) for name, sub in value.items()}
+        if key in ("properties", "$defs")
+        else value
+        for key, value in raw.items()
     }
+    schema: dict[str, Any] = _compact(_inline_refs(loose), describe=False)
+    return schema
 
 
-def _open(node: Any) -> Any:
-    """`node` without `additionalProperties: false` at any depth (maps of schemas kept)."""
+def _loosen(node: Any) -> Any:
+    """`node` with every object that declares its properties published as `{type: object,
+    required: [...]}`: the keys every answer has, open to the rest, their values unchecked.
+    Typing each row's and each guidance's fields in every tool would cost a planner's
+    `tools/list` 18 KB, and a client that checks would check them all on every row."""
     if isinstance(node, list):
-        return [_open(item) for item in node]
+        return [_loosen(item) for item in node]
     if not isinstance(node, dict):
         return node
+    if isinstance(node.get("properties"), dict):
+        required = node.get("required")
+        return {"type": "object", **({"required": required} if required else {})}
     return {
-        k: _open(v) for k, v in node.items() if not (k == "additionalProperties" and v is False)
+        key: {name: _loosen(sub) for name, sub in value.items()}
+        if key in NAMED and isinstance(value, dict)
+        else _loosen(value)
+        for key, value in node.items()
     }
 
 

@@ -36,26 +36,23 @@ from pydantic_core import to_json
 
 from tasks_server import version
 from tasks_server.context import ServerContext
+from tasks_server.edge.instructions import instructions, said_once
 from tasks_server.edge.schemas import input_schema, output_schema
 from tasks_server.registry import ToolSpec
 from tasks_server.toolset import Outcome, Toolset, open_toolset
 
 __all__ = ["TasksServer", "create_server", "serve_stdio", "to_result"]
 
-INSTRUCTIONS = (
-    "Facts about a task graph kept as markdown files. The server counts and lists; you judge. "
-    "Start with get_graph_metrics or get_ready_tasks; every result carries guidance."
-)
-
 
 def to_tool(spec: ToolSpec) -> Tool:
-    """The MCP tool for a spec: schemas from its models, hints as annotations, its tier
-    (and a bot tool's trigger patterns) in `_meta`."""
+    """The MCP tool for a spec: schemas from its models, hints as annotations, a bot tool's
+    trigger patterns in `_meta`. The tier is not published: a role already chose the tiers
+    served, `readOnlyHint` tells readers from writers, and `tasks-server tools` shows it."""
     hints = spec.hints
     return Tool(
         name=spec.name,
         description=spec.description,
-        input_schema=input_schema(spec.input_model),
+        input_schema=input_schema(spec.input_model, said_once()),
         output_schema=output_schema(spec.output_model),
         annotations=ToolAnnotations(
             read_only_hint=hints.read_only,
@@ -63,7 +60,7 @@ def to_tool(spec: ToolSpec) -> Tool:
             idempotent_hint=None if hints.read_only else hints.idempotent,
             open_world_hint=False,
         ),
-        meta={**(spec.meta or {}), "tier": spec.tier},  # query, mutation, workflow or admin
+        meta=spec.meta or None,
     )
 
 
@@ -89,7 +86,9 @@ class TasksServer(Server[Any]):
         super().__init__(
             name,
             version=version(),
-            instructions=INSTRUCTIONS,
+            instructions=instructions(
+                {t.name: list(t.input_schema.get("properties", {})) for t in self._tools}
+            ),
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_subscriptions_listen=ListenHandler(self._changes),

@@ -19,6 +19,7 @@ from graph.review import Staleness, Velocity
 from graph.sections import Sections
 from graph.topology import ScoringFactors, TopologyRow
 from tasks_server.context import ServerContext
+from tasks_server.filters import STATUS_FILTER
 from tasks_server.guidance import guide
 from tasks_server.listing import Limit, Listing, PageArgs
 from tasks_server.models import MAX_SINCE_DAYS, Count, Envelope, IdArg, Input, PageInfo, Unset
@@ -33,10 +34,8 @@ class GetGraphMetricsInput(Input):
         "all",
         description="all, project, subtree, or a task id (its subtree).",
     )
-    scope_id: IdArg | Unset = Field(
-        None, description="The project (scope project) or task id (scope subtree)."
-    )
-    top: int = Field(10, ge=0, le=100, description="How many top out-degree tasks to list.")
+    scope_id: IdArg | Unset = Field(None, description="The project or task id the scope names.")
+    top: int = Field(10, ge=0, le=100, description="Top out-degree tasks listed.")
 
 
 class GetGraphMetricsOutput(Envelope, GraphMetrics):
@@ -45,8 +44,7 @@ class GetGraphMetricsOutput(Envelope, GraphMetrics):
 
 @tool("query", read_only=True, idempotent=True)
 def get_graph_metrics(ctx: ServerContext, args: GetGraphMetricsInput) -> GetGraphMetricsOutput:
-    """Raw graph metrics: counts by status and type, roots, leaves, orphans, depths,
-    degrees, readiness. You judge what is healthy."""
+    """Raw counts, roots, leaves, orphans, depths, degrees and readiness; you judge."""
     found = metrics.graph_metrics(ctx.index, args.scope, args.scope_id, top=args.top)
     ready = found.readiness_stats.ready_count
     return GetGraphMetricsOutput(
@@ -65,8 +63,8 @@ def get_graph_metrics(ctx: ServerContext, args: GetGraphMetricsInput) -> GetGrap
 
 
 class GetTaskScoringFactorsInput(PageArgs):
-    ready_only: bool = Field(True, description="Only tasks that are ready now.")
-    include_done: bool = Field(False, description="Include done and cancelled tasks.")
+    ready_only: bool = Field(True, description="Only ready tasks.")
+    include_done: bool = Field(False, description="Also done and cancelled tasks.")
     project: IdArg | Unset = Field(None, description="Only this project.")
     limit: Limit = 50
 
@@ -79,7 +77,7 @@ class GetTaskScoringFactorsOutput(PageInfo):
 def get_task_scoring_factors(
     ctx: ServerContext, args: GetTaskScoringFactorsInput
 ) -> Listing[GetTaskScoringFactorsOutput]:
-    """Per task: ages, degrees, depth, body length, acceptance criteria. You compute value."""
+    """Per task: ages, degrees, depth, body length, criteria; you score."""
     index = ctx.index
     ids = topology.scoring_ids(index, ready_only=args.ready_only, include_done=args.include_done)
     if args.project is not None:
@@ -101,7 +99,7 @@ def get_task_scoring_factors(
 
 class GetTasksWithTopologyInput(PageArgs):
     project: IdArg | Unset = Field(None, description="Only this project.")
-    status: str | Unset = Field(None, description="Only this status.")
+    status: str | Unset = Field(None, description=STATUS_FILTER)
     min_depth: Count | Unset = Field(None, description="Only tasks at least this deep.")
     min_blocking_count: Count | Unset = Field(
         None, description="Only tasks blocking at least this many."
@@ -117,8 +115,7 @@ class GetTasksWithTopologyOutput(PageInfo):
 def get_tasks_with_topology(
     ctx: ServerContext, args: GetTasksWithTopologyInput
 ) -> Listing[GetTasksWithTopologyOutput]:
-    """Tasks with depth, child and blocking counts, leaf flag, ready_days; pass your own
-    thresholds."""
+    """Tasks with depth, child and blocking counts, leaf flag and ready_days."""
     index = ctx.index
 
     def rows(page: Sequence[str]) -> list[TopologyRow]:
@@ -181,8 +178,7 @@ class GetReviewSnapshotOutput(Envelope):
 def get_review_snapshot(
     ctx: ServerContext, args: GetReviewSnapshotInput
 ) -> Listing[GetReviewSnapshotOutput]:
-    """For a periodic review: metrics, signals, changes in N days (paged; git, else dates
-    and file times), staleness, 7-day velocity. You write the report."""
+    """For a review: metrics, signals, changes in since_days, staleness, velocity."""
     since, base = review_changes(ctx, args.since_days)
     found = review.review_snapshot(
         ctx.index, since_days=args.since_days, now=ctx.clock(), changes=since
@@ -236,7 +232,7 @@ class GetIndexStatsOutput(Envelope):
 
 @tool("query", read_only=True, idempotent=True)
 def get_index_stats(ctx: ServerContext, args: GetIndexStatsInput) -> GetIndexStatsOutput:
-    """Index counts, the root, load problems, index age and the cost of the last refresh."""
+    """Index counts, root, load problems, age and last refresh cost."""
     live = ctx.live
     table = live.table
     problems = [LoadProblem(path=p.path, kind=p.kind, message=p.message) for p in table.problems()]

@@ -58,7 +58,7 @@ class GetDecompositionContextOutput(Envelope):
 def get_decomposition_context(
     ctx: ServerContext, args: TaskIdInput
 ) -> Listing[GetDecompositionContextOutput]:
-    """What you need to split a task: it, its children, parent, siblings, project peers."""
+    """A task to split, with its children, parent, siblings and project peers."""
     task = ctx.index.require(args.task_id)
     found = neighborhood.decomposition_context(ctx.index, task)
     then = f"Propose children, then call decompose_task on {args.task_id}"
@@ -115,8 +115,7 @@ class GetTaskNeighborhoodInput(TaskIdInput):
 def get_task_neighborhood(
     ctx: ServerContext, args: GetTaskNeighborhoodInput
 ) -> Listing[GetTaskNeighborhoodOutput]:
-    """A task with its parent, children, dependencies, dependents, project peers and orphans.
-    You decide which relationships to add."""
+    """A task's parent, children, dependencies, dependents, project peers and orphans."""
     unknown = sorted(set(args.sections or ()) - set(NEIGHBORHOOD_LISTS))
     if unknown:
         raise ToolFailure(

@@ -17,7 +17,7 @@ from graph.query import TREE_DEPTH_LIMIT, TREE_NODES_LIMIT, TreeNode
 from graph.sections import Sections
 from storage.model import normalise_status
 from tasks_server.context import ServerContext
-from tasks_server.filters import TaskFilterInput, apply_filters
+from tasks_server.filters import STATUS_FILTER, TaskFilterInput, apply_filters
 from tasks_server.guidance import guide
 from tasks_server.listing import Listing, TaskListArgs
 from tasks_server.models import (
@@ -49,13 +49,13 @@ class GetTaskOutput(Envelope):
 
 @tool("query", read_only=True, idempotent=True)
 def get_task(ctx: ServerContext, args: GetTaskInput) -> GetTaskOutput:
-    """One task by id: body, computed facts, file_modified (for update_task)."""
+    """One task by id, with its body and computed facts."""
     task = ctx.index.require(args.task_id)
     return GetTaskOutput(task=ctx.view(task, args.fields), guidance=about(ctx, task.id))
 
 
 class ListTasksInput(TaskFilterInput, TaskListArgs):
-    status: str | Unset = Field(None, description="Only this status (aliases accepted).")
+    status: str | Unset = Field(None, description=STATUS_FILTER)
     priority: Priority | Unset = Field(None, description="Only this priority.")
     tag: str | Unset = Field(None, description="Only tasks with this tag.")
     parent: IdArg | Unset = Field(None, description="Only children of this task.")
@@ -84,7 +84,7 @@ def list_tasks(ctx: ServerContext, args: ListTasksInput) -> Listing[ListTasksOut
 
 
 class SearchTasksInput(TaskFilterInput, TaskListArgs):
-    query: str = Field(min_length=1, description="Case-insensitive substring of title or body.")
+    query: str = Field(min_length=1, description="Text to find, any case.")
 
 
 class SearchTasksOutput(TaskPage):
@@ -93,7 +93,7 @@ class SearchTasksOutput(TaskPage):
 
 @tool("query", read_only=True, idempotent=True)
 def search_tasks(ctx: ServerContext, args: SearchTasksInput) -> Listing[SearchTasksOutput]:
-    """Tasks whose title or body contains the text (case-insensitive), ordered by id."""
+    """Tasks whose title or body contains `query`, ordered by id."""
     ids = apply_filters(ctx, query.search_tasks(ctx.index, args.query), args)
     return Listing(
         Sections({"tasks": ids}),
@@ -144,7 +144,7 @@ class GetDependenciesOutput(Envelope):
 
 @tool("query", read_only=True, idempotent=True)
 def get_dependencies(ctx: ServerContext, args: GetDependenciesInput) -> GetDependenciesOutput:
-    """A task's hard dependencies (dangling ids listed, not dropped) and soft links."""
+    """A task's hard and soft dependencies, dangling ids included."""
     index = ctx.index
     index.require(args.task_id)
     deps = index.dependencies(args.task_id)
@@ -165,7 +165,7 @@ def get_dependencies(ctx: ServerContext, args: GetDependenciesInput) -> GetDepen
 class GetTaskTreeInput(Input):
     task_id: IdArg | Unset = Field(None, description="Root of the subtree.")
     project: IdArg | Unset = Field(None, description="Or: a whole project.")
-    max_depth: Depth | Unset = Field(None, description="Levels below the root to include.")
+    max_depth: Depth | Unset = Field(None, description="Levels below the root.")
     max_nodes: int = Field(
         TREE_NODES_LIMIT, ge=1, le=TREE_NODES_LIMIT, description="Nodes shown, level by level."
     )
@@ -192,7 +192,7 @@ class GetTaskTreeOutput(Envelope):
 
 @tool("query", read_only=True, idempotent=True)
 def get_task_tree(ctx: ServerContext, args: GetTaskTreeInput) -> GetTaskTreeOutput:
-    """A subtree (task_id) or a whole project (project) as a tree; cycle-safe."""
+    """A subtree or a whole project as a tree; cycle-safe."""
     excluded = tuple(normalise_status(s) for s in args.exclude_status)
     nodes = query.tree(
         ctx.index,
@@ -246,9 +246,7 @@ class GetReadyTasksOutput(TaskPage):
 
 
 class GetBlockedTasksInput(ProjectPagedInput):
-    include_deferred: bool = Field(
-        False, description="Also tasks deferred to a later time (defer_until ahead)."
-    )
+    include_deferred: bool = Field(False, description="Also tasks deferred (defer_until ahead).")
 
 
 class BlockedTask(Input):
@@ -319,7 +317,7 @@ def get_ready_tasks(ctx: ServerContext, args: GetReadyTasksInput) -> Listing[Get
 def get_blocked_tasks(
     ctx: ServerContext, args: GetBlockedTasksInput
 ) -> Listing[GetBlockedTasksOutput]:
-    """Blocked tasks with why: unmet, dangling, cycle, blocked ancestor, status."""
+    """Blocked tasks, each with why."""
     now = ctx.clock()
 
     def rows(ids: Sequence[str]) -> list[BlockedTask]:

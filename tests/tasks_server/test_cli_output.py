@@ -146,9 +146,8 @@ def test_import_json_is_the_import_report(tmp_path: Path) -> None:
 def test_tools_shows_every_description_whole(bundled: Path) -> None:
     done = run("tools", "--role", "planner", "--root", str(bundled))
     flat = " ".join(done.stdout.split())
-    assert (
-        "unparseable files, done tasks with open children, open tasks under done parents." in flat
-    )
+    assert "Between two git states: tasks added, removed, changed, newly ready or blocked;" in flat
+    assert "blocked; problems. get_children" in flat  # wrapped, never cut
 
 
 @pytest.mark.parametrize(

@@ -50,13 +50,16 @@ async def test_fastmcp_reads_every_tools_result_into_the_types_its_schema_descri
     assert sorted(names) == sorted(toolset.names)
 
 
-async def test_fastmcp_rows_carry_the_fields_the_tree_has(example_root: Path) -> None:
+async def test_fastmcp_types_a_results_keys_and_gives_its_rows_as_the_tree_has_them(
+    example_root: Path,
+) -> None:
     async with Client(stdio(example_root)) as client:
         result = await client.call_tool("list_tasks", {"limit": 100})
     rows = result.structured_content["tasks"]  # type: ignore[index]
-    assert [row.id for row in result.data.tasks] == [row["id"] for row in rows]
-    assert [row.parent for row in result.data.tasks] == [row.get("parent") for row in rows]
-    assert any(row.parent is None for row in result.data.tasks)
+    assert result.data.count == len(rows) and result.data.total >= len(rows)
+    assert result.data.tasks == rows  # a row is published as its required keys: a dict
+    assert any("parent" not in row for row in result.data.tasks)
+    assert all({"id", "title", "type", "status", "priority"} <= row.keys() for row in rows)
 
 
 async def test_fastmcp_raises_the_error_code_and_the_unraised_result_carries_it(

@@ -228,17 +228,18 @@ async def test_a_restart_that_would_take_a_built_in_name_is_refused_and_keeps_th
         again = await call(client, "get_tool", project="p")
     assert refused["error"]["code"] == "PARSE_ERROR"
     assert "get_task_tree" in refused["error"]["message"]
-    assert (listed["get_task_tree"].meta or {})["tier"] == "query"
-    assert "get_task_tree" not in {t.name for t in listed.values() if t.name.startswith("get_t")
-                                   and (t.meta or {})["tier"] == "workflow"}  # fmt: skip
+    built_in = listed["get_task_tree"]
+    assert built_in.annotations is not None and built_in.annotations.read_only_hint is True
+    assert "trigger_patterns" not in (built_in.meta or {})
     assert again["action"] == "initialize_project"
 
 
-async def test_every_listed_tool_carries_its_tier_in_meta(root: Path) -> None:
+async def test_listed_tools_carry_no_tier_but_bot_tools_their_trigger_patterns(
+    root: Path,
+) -> None:
     seed_bot(root / "bots")
     async with session(root) as client:
         tools = await tools_of(client)
-    tiers = {name: (tool.meta or {}).get("tier") for name, tool in tools.items()}
-    assert tiers["get_task"] == "query" and tiers["create_task"] == "mutation"
-    assert tiers["rebuild_index"] == "admin" and tiers["ship_bot_tool"] == "workflow"
-    assert set(tiers.values()) == {"query", "mutation", "workflow", "admin"}
+    assert all("tier" not in (tool.meta or {}) for tool in tools.values())
+    assert "trigger_patterns" in (tools["ship_bot_tool"].meta or {})
+    assert tools["get_task"].meta is None
