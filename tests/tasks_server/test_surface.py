@@ -78,14 +78,17 @@ async def test_planner_listing_stays_small(example_root: Path) -> None:
     assert planner < everything * 0.6
 
 
-PLANNER_MAX_BYTES = (15_360 + 1_646, 43_008 + 6_478)
+PLANNER_MAX_BYTES = (15_360 + 1_646, 43_008 + 6_478 + 31)
 """A planner's `tools/list` (without output schemas, with them), compact JSON, as
 `python -m bench.listing_bench` measures it. Its first 17 tools are held to 15 KB and 42 KB;
 get_changes and get_task_history came after, and the bounds grow by exactly what those two
 measure (1,646 and 6,478 bytes: 1,040 + 606 without output schemas, 4,270 + 2,208 with),
 once descriptions across the planner's tools were cut (the first 17 measure 15,318 and
-42,853; less would mean removing arguments or typing results less). Issue 23 asks for
-10 KB and 30 KB; these bounds pin what is reached so far, so that it cannot grow back."""
+42,853; less would mean removing arguments or typing results less). `same` in rows in
+columns then added 186 bytes (36 without output schemas: six list tools, 6 bytes of
+`format` description and 25 of output schema each), 31 past the second bound, which grew by
+those 31. Issue 23 asks for 10 KB and 30 KB; these bounds pin what is reached so far, so
+that it cannot grow back."""
 
 
 async def test_a_planners_tools_list_stays_within_its_byte_budget(example_root: Path) -> None:
