@@ -4,6 +4,7 @@ with one value on every row of the page is written once, in `same`."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from tasks_server.edge.schemas import output_schema
 from tasks_server.listing import TaskListArgs
 from tasks_server.registry import discover
 from tasks_server.views import TaskView
-from tests.tasks_server.conftest import call, fail
+from tests.tasks_server.conftest import call, fail, session_on
 
 pytestmark = pytest.mark.anyio
 
@@ -136,6 +137,22 @@ async def test_full_rows_in_columns_hold_every_field_the_objects_hold(client: Cl
     assert [without_nulls(r) for r in as_objects(columns)] == [
         without_nulls(r) for r in objects["tasks"]
     ]
+
+
+async def test_bodies_cut_by_the_answer_cap_are_marked_in_columns_as_in_objects(
+    example_root: Path,
+) -> None:
+    for path in sorted((example_root / "wx" / "tasks").glob("*.md"))[:6]:
+        path.write_text(path.read_text() + "\n" + "lorem ipsum " * 80_000 + "\n")
+    arguments = {"project": "wx", "fields": "full", "max_body_chars": 10**7, "limit": 1000}
+    async with session_on(example_root) as client:
+        objects = await call(client, "list_tasks", **arguments)
+        columns = await call(client, "list_tasks", **arguments, format="columns")
+    cut = [row["id"] for row in objects["tasks"] if row["body_truncated"]]
+    assert len(cut) == 6 and objects["guidance"]["warnings"]
+    rebuilt = as_objects(columns)
+    assert [row["id"] for row in rebuilt if row["body_truncated"]] == cut
+    assert "body_truncated" not in columns["tasks"].get("same", {})
 
 
 async def test_an_empty_page_in_columns_has_no_columns_and_no_rows(client: Client) -> None:
