@@ -14,7 +14,8 @@ p50/p99 per tool:
   whole tree paged by 1,000 rows, end to end;
 - through a raw JSON-RPC client (no validation): the server's own cost, beside the floor;
 - `list_tasks` 1,000 brief rows as objects and with `format: "columns"`, through the SDK
-  client (p50, calls interleaved) and the bytes of each answer on the pipe.
+  client (p50, calls interleaved) and the bytes of each answer on the pipe (of them, the
+  backslashes escaping the JSON text copy); the first 1,000 tasks, then 1,000 of one status.
 `--formats-only` runs only the objects-versus-columns case. `--against DIR` also runs every
 case with the server started from another checkout (e.g. the main branch), in the same run,
 so the two compare under the same machine load. `--root DIR` runs on a tree made beforehand
@@ -168,44 +169,52 @@ def raw(root: Path, calls: int, cwd: Path | None) -> dict[str, tuple[float, floa
     }
 
 
-async def sdk_formats(root: Path, calls: int, cwd: Path | None) -> dict[str, float]:
-    """p50 ms of `list_tasks` 1,000 as objects and in columns, through the SDK client; the
-    two formats alternate call by call, so both see the same machine load."""
+async def sdk_formats(
+    root: Path, calls: int, cwd: Path | None, page: dict[str, Any]
+) -> dict[str, float]:
+    """p50 ms of `list_tasks` 1,000 (with `page`'s filters) as objects and in columns, through
+    the SDK client; the two formats alternate call by call, so both see the same load."""
     params = StdioServerParameters(command=sys.executable, args=serve(root), cwd=cwd)
     samples: dict[str, list[float]] = {fmt: [] for fmt in FORMATS}
     async with Client(params) as client:
         for n in range(calls + 1):
             for fmt, extra in FORMATS.items():
                 started = time.perf_counter()
-                await client.call_tool("list_tasks", {"limit": 1000, **extra})
+                await client.call_tool("list_tasks", {"limit": 1000, **page, **extra})
                 if n:  # the first round warms both up
                     samples[fmt].append((time.perf_counter() - started) * 1000)
     return {fmt: statistics.median(found) for fmt, found in samples.items()}
 
 
-def wire_bytes(root: Path, cwd: Path | None) -> dict[str, int]:
-    """Bytes of the `list_tasks` 1,000 answer on the pipe, per format."""
+def wire_bytes(root: Path, cwd: Path | None, page: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """Bytes of the `list_tasks` 1,000 answer (with `page`'s filters) on the pipe, per
+    format: each whole JSON-RPC message, as the server wrote it; and how many of them are
+    the backslashes escaping quotes (and backslashes) in the JSON text copy."""
     client = RawClient(serve(root), cwd=cwd)
     found = {}
     for fmt, extra in FORMATS.items():
-        client.call("list_tasks", {"limit": 1000, **extra})
-        found[fmt] = client.last_bytes
+        text = client.call("list_tasks", {"limit": 1000, **page, **extra})["content"][0]["text"]
+        found[fmt] = (client.last_bytes, text.count('"') + text.count("\\"))
     client.close()
     return found
 
 
 FORMATS: dict[str, dict[str, Any]] = {"objects": {}, "columns": {"format": "columns"}}
+PAGES: dict[str, dict[str, Any]] = {"list_tasks 1000": {}, "status=active": {"status": "active"}}
+"""The pages compared: the first 1,000 tasks, and 1,000 of one status (in columns, a field
+with one value on every row of a page is written once)."""
 
 
 def formats_table(root: Path, calls: int, cwd: Path | None) -> None:
-    times = anyio.run(sdk_formats, root, calls, cwd)
-    sizes = wire_bytes(root, cwd)
-    print(f"\n{'list_tasks 1000 (SDK client)':<28}{'p50 ms':>9}{'bytes':>11}")
-    for fmt in FORMATS:
-        print(f"{fmt:<28}{times[fmt]:>9.2f}{sizes[fmt]:>11,}")
-    time_ratio = times["columns"] / times["objects"]
-    size_ratio = sizes["columns"] / sizes["objects"]
-    print(f"columns / objects: {time_ratio:.2f}x time, {size_ratio:.2f}x bytes")
+    for name, page in PAGES.items():
+        times = anyio.run(sdk_formats, root, calls, cwd, page)
+        sizes = wire_bytes(root, cwd, page)
+        print(f"\n{name + ' (SDK client)':<28}{'p50 ms':>9}{'bytes':>11}{'escapes':>9}")
+        for fmt in FORMATS:
+            print(f"{fmt:<28}{times[fmt]:>9.2f}{sizes[fmt][0]:>11,}{sizes[fmt][1]:>9,}")
+        time_ratio = times["columns"] / times["objects"]
+        size_ratio = sizes["columns"][0] / sizes["objects"][0]
+        print(f"columns / objects: {time_ratio:.2f}x time, {size_ratio:.2f}x bytes")
 
 
 FLOORS = {

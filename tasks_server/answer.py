@@ -5,7 +5,8 @@ may carry a megabyte of body per task. An answer over `ANSWER_CHARS` (as JSON te
 longest strings shortened, all to one length, the longest that fits (never below
 `KEPT_CHARS`, so ids and titles stay whole), then, if that is not enough, its longest lists
 cut the same way (never below `KEPT_ITEMS`). What was cut is named in a guidance warning,
-and a shortened body sets its row's `body_truncated`.
+and a shortened body sets its row's `body_truncated`, in a row object or in a row in
+columns (where a `body_truncated` that `same` held goes back among the columns first).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic_core import to_json
 
@@ -27,12 +28,15 @@ _NAMED = 5  # cut places named in the warning, at most
 
 @dataclass(frozen=True, slots=True)
 class _Place:
-    """One string or list in the answer: where it sits and how long it is."""
+    """One string or list in the answer: where it sits and how long it is; for a cell of a
+    row in columns, the page the row is on, and the cell's column."""
 
     holder: dict[str, Any] | list[Any]
     key: str | int
     path: str
     size: int
+    page: dict[str, Any] | None = None
+    column: str = ""
 
 
 def bound_answer(data: dict[str, Any], limit: int = ANSWER_CHARS) -> None:
@@ -80,19 +84,28 @@ def _places(data: dict[str, Any]) -> tuple[list[_Place], list[_Place]]:
     """Every string and every list in `data`, with its path."""
     strings: list[_Place] = []
     lists: list[_Place] = []
-    pending: deque[tuple[dict[str, Any] | list[Any], str]] = deque([(data, "")])
+    pages: dict[int, dict[str, Any]] = {}  # the rows of a page in columns, by id: their page
+    pending: deque[tuple[Any, str, dict[str, Any] | None]] = deque([(data, "", None)])
     while pending:
-        holder, path = pending.popleft()
+        holder, path, page = pending.popleft()  # `page`: the one `holder` is a row of
         items = holder.items() if isinstance(holder, dict) else enumerate(holder)
         for key, value in items:
             where = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}".lstrip(".")
+            column = page["columns"][key] if page is not None else ""
             if isinstance(value, str):
-                strings.append(_Place(holder, key, where, len(value)))
+                strings.append(_Place(holder, key, where, len(value), page, column))
             elif isinstance(value, dict | list):
                 if isinstance(value, list):
-                    lists.append(_Place(holder, key, where, len(value)))
-                pending.append((value, where))
+                    lists.append(_Place(holder, key, where, len(value), page, column))
+                pending.append((value, where, pages.get(id(holder))))
+                if _in_columns(value):
+                    pages[id(value["rows"])] = value
     return strings, lists
+
+
+def _in_columns(value: object) -> TypeGuard[dict[str, Any]]:
+    """Whether `value` is a page of rows in columns."""
+    return isinstance(value, dict) and {"columns", "rows"} <= value.keys()
 
 
 def _level(sizes: list[int], over: int, floor: int) -> int:
@@ -110,12 +123,32 @@ def _level(sizes: list[int], over: int, floor: int) -> int:
 
 
 def _shorten(place: _Place, level: int) -> None:
-    holder, key = place.holder, place.key
+    holder, page = place.holder, place.page
+    key = place.key if page is None else page["columns"].index(place.column)
     value = holder[key]  # type: ignore[index]
     if len(value) > level:
         holder[key] = value[:level]  # type: ignore[index]
     if key == "body" and isinstance(holder, dict) and "body_truncated" in holder:
         holder["body_truncated"] = True
+    elif page is not None and place.column == "body":
+        _cut_body_in_columns(page, holder)
+
+
+def _cut_body_in_columns(page: dict[str, Any], row: Any) -> None:
+    """A body cut in `row` of a page in columns: the row's `body_truncated` set; a value
+    that `same` held for every row goes back among the columns first, after `body`."""
+    columns: list[str] = page["columns"]
+    same: dict[str, Any] = page.get("same", {})
+    if "body_truncated" in same:
+        value = same.pop("body_truncated")
+        if not same:
+            del page["same"]
+        at = columns.index("body") + 1
+        columns.insert(at, "body_truncated")
+        for cells in page["rows"]:
+            cells.insert(at, value)
+    if "body_truncated" in columns:
+        row[columns.index("body_truncated")] = True
 
 
 def _warn(data: dict[str, Any], size: int, limit: int, notes: list[str]) -> None:

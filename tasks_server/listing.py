@@ -93,7 +93,7 @@ class TaskListArgs(PageArgs):
     fields: Fields = Field("brief", description=FIELDS_DESCRIPTION)
     max_body_chars: Count | Unset = Field(2000, description="Full rows: bodies cut past this.")
     limit: Limit = 50
-    format: RowFormat | Unset = Field(None, description="'columns': {columns, rows}.")
+    format: RowFormat | Unset = Field(None, description="'columns': {columns, rows, same}.")
 
 
 def page(ctx: ServerContext, tool: str, args: BaseModel, listing: Listing[M], target: type[M]) -> M:
@@ -164,13 +164,23 @@ _DUMP: TypeAdapter[list[Any]] = TypeAdapter(list[Any])
 
 def _in_columns(rows: Sequence[Any], order: Sequence[str]) -> Columns:
     """`rows` (models) in columns: the fields some row has, in `order`, and each row's
-    values in that order (null where the row leaves the field out). The rows are dumped in
-    one call, each as its own model writes it."""
+    values in that order (null where the row leaves the field out); on a page of two rows
+    or more, a field with one value on every row goes once into `same` instead. The rows
+    are dumped in one call, each as its own model writes it."""
     objects: list[dict[str, Any]] = _DUMP.dump_python(list(rows), mode="json")
     present = set().union(*objects)
-    columns = [name for name in order if name in present]
-    cells = [[row.get(name) for name in columns] for row in objects]
-    return Columns.model_construct(columns=columns, rows=cells)
+    values = {name: [row.get(name) for row in objects] for name in order if name in present}
+    same = {name: cells[0] for name, cells in values.items() if _one_value(cells)}
+    columns = [name for name in values if name not in same]
+    cells = [[values[name][n] for name in columns] for n in range(len(objects))]
+    return Columns.model_construct(columns=columns, rows=cells, same=same)
+
+
+def _one_value(cells: Sequence[Any]) -> bool:
+    """Whether a column of two cells or more holds one value (of one type: 1 is not true)."""
+    first = cells[0]
+    kind = type(first)
+    return len(cells) > 1 and all(cell == first and type(cell) is kind for cell in cells)
 
 
 @cache  # a field's annotation is fixed: read it once

@@ -106,13 +106,28 @@ Cells = Annotated[list[Any], WithJsonSchema({"type": "array"})]
 """One row's cells, untyped: a client checking a typed cell per column checks 8x slower."""
 
 
+Same = Annotated[dict[str, Any], WithJsonSchema({"type": "object"})]
+"""Fields with one value on every row of a page, by name."""
+
+
+def _empty(value: dict[str, Any]) -> bool:
+    return not value
+
+
 class Columns(BaseModel):
     """A page's rows in columns: the field names once, then each row's values in that order;
-    null where a row has no value (a field its object would leave out)."""
+    null where a row has no value (a field its object would leave out). On a page of two
+    rows or more, a field whose value is the same on every row is written once, in `same`,
+    and not among `columns`: a row is its cells by `columns`, plus `same`."""
 
     model_config = ConfigDict(extra="forbid")
     columns: list[str] = Field(description="Field names, in cell order.")
     rows: list[Cells] = Field(description="One list of cells per row, in row order.")
+    same: Same = Field(
+        default_factory=dict,
+        description="Fields every row has with one value; absent when none.",
+        exclude_if=_empty,
+    )
 
 
 class TaskPage(PageInfo):

@@ -55,3 +55,39 @@ def test_nothing_is_cut_below_the_kept_length_even_over_the_cap() -> None:
 def test_a_blocked_row_on_a_long_cycle_says_how_many_members_are_not_listed() -> None:
     row = {"cycle": ["a", "b"], "cycle_length": 10_000}
     assert blocked_reasons(row) == "in a dependency cycle with a, b and 9,998 more"
+
+
+def _page_in_columns(sizes: list[int], same: dict[str, Any]) -> dict[str, Any]:
+    columns = ["id", "body", *(["body_truncated"] if "body_truncated" not in same else [])]
+    rows = [[f"t{n}", "x" * size, False][: len(columns)] for n, size in enumerate(sizes)]
+    return {"columns": columns, "rows": rows, **({"same": same} if same else {})}
+
+
+def test_a_body_cut_in_a_row_in_columns_sets_that_rows_body_truncated() -> None:
+    answer = _answer(tasks=_page_in_columns([500, 16_000, 16_000], {"project": "p"}))
+    bound_answer(answer, limit=10_000)
+    page = answer["tasks"]
+    assert page["columns"] == ["id", "body", "body_truncated"]
+    assert [row[2] for row in page["rows"]] == [False, True, True]
+    assert len(page["rows"][0][1]) == 500 and len(page["rows"][1][1]) < 16_000
+    assert page["same"] == {"project": "p"}
+    assert "tasks.rows[1][1]" in answer["guidance"]["warnings"][0]
+
+
+def test_a_body_truncated_that_same_held_goes_back_among_the_columns_after_body() -> None:
+    same = {"project": "p", "body_truncated": False}
+    answer = _answer(tasks=_page_in_columns([500, 16_000, 700], same))
+    bound_answer(answer, limit=10_000)
+    page = answer["tasks"]
+    assert page["columns"] == ["id", "body", "body_truncated"]
+    cut = page["rows"][1][1]
+    assert page["rows"] == [["t0", "x" * 500, False], ["t1", cut, True], ["t2", "x" * 700, False]]
+    assert len(page["rows"][1][1]) < 16_000
+    assert page["same"] == {"project": "p"}
+
+
+def test_same_left_empty_by_body_truncated_going_back_is_left_out() -> None:
+    answer = _answer(tasks=_page_in_columns([16_000, 16_000], {"body_truncated": False}))
+    bound_answer(answer, limit=10_000)
+    assert "same" not in answer["tasks"]
+    assert [row[2] for row in answer["tasks"]["rows"]] == [True, True]

@@ -1,8 +1,10 @@
 """Rows in columns: `format: "columns"` on the list tools writes a page's rows as one list of
-field names and a list of cells per row, the same rows in the same order and pages."""
+field names and a list of cells per row, the same rows in the same order and pages; a field
+with one value on every row of the page is written once, in `same`."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +15,7 @@ from tasks_server.edge.schemas import output_schema
 from tasks_server.listing import TaskListArgs
 from tasks_server.registry import discover
 from tasks_server.views import TaskView
-from tests.tasks_server.conftest import call, fail
+from tests.tasks_server.conftest import call, fail, session_on
 
 pytestmark = pytest.mark.anyio
 
@@ -29,10 +31,27 @@ LIST_CALLS: dict[str, dict[str, Any]] = {
 
 def as_objects(page: dict[str, Any]) -> list[dict[str, Any]]:
     """The rows of a page in columns, back as objects (a null cell: the object leaves the
-    field out, or holds null)."""
+    field out, or holds null): each row's cells by `columns`, plus `same`."""
     columns, rows = page["tasks"]["columns"], page["tasks"]["rows"]
+    same = page["tasks"].get("same", {})
     assert all(len(cells) == len(columns) for cells in rows)
-    return [dict(zip(columns, cells, strict=True)) for cells in rows]
+    if "same" in page["tasks"]:  # written only when some field has one value
+        assert same and set(same).isdisjoint(columns)
+    return [dict(zip(columns, cells, strict=True)) | same for cells in rows]
+
+
+def one_value_fields(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The fields that have one value (of one type) on every row of a page of two or more
+    (a row leaving a field out holds null there)."""
+    if len(rows) < 2:
+        return {}
+    names = {name: None for row in rows for name in row}
+    cells = {name: [row.get(name) for row in rows] for name in names}
+    return {
+        name: found[0]
+        for name, found in cells.items()
+        if all(cell == found[0] and type(cell) is type(found[0]) for cell in found)
+    }
 
 
 def without_nulls(row: dict[str, Any]) -> dict[str, Any]:
@@ -54,7 +73,9 @@ async def test_columns_hold_the_object_rows_field_by_field(client: Client, tool:
     assert [without_nulls(row) for row in rebuilt] == [
         without_nulls(row) for row in objects["tasks"]
     ]
-    assert set(columns["tasks"]["columns"]) == set().union(*objects["tasks"])
+    written = columns["tasks"]["columns"] + list(columns["tasks"].get("same", {}))
+    assert sorted(written) == sorted(set().union(*objects["tasks"]))
+    assert columns["tasks"].get("same", {}) == one_value_fields(objects["tasks"])
     for key in ("count", "total", "next_cursor", "guidance"):
         assert columns[key] == objects[key], key
 
@@ -71,6 +92,43 @@ async def test_columns_are_the_brief_fields_some_row_has_in_a_fixed_order(client
     assert any(row["claimed_by"] is None for row in rows)  # padded with null where absent
 
 
+async def test_a_field_with_one_value_on_every_row_is_written_once_in_same(
+    client: Client,
+) -> None:
+    page = await call(client, "list_tasks", project="wx", status="active", format="columns")
+    assert len(page["tasks"]["rows"]) > 1
+    assert page["tasks"]["same"] == {"status": "active", "project": "wx"}
+    assert {"status", "project"}.isdisjoint(page["tasks"]["columns"])
+    assert page["tasks"]["columns"][:2] == ["id", "title"]
+    objects = await call(client, "list_tasks", project="wx", status="active")
+    assert as_objects(page) == objects["tasks"]
+
+
+async def test_a_page_of_one_row_writes_every_field_in_its_cells(client: Client) -> None:
+    page = await call(client, "list_tasks", project="wx", limit=1, format="columns")
+    assert "same" not in page["tasks"]
+    assert {"id", "project"} <= set(page["tasks"]["columns"])
+    assert len(page["tasks"]["rows"]) == 1
+
+
+async def test_same_is_left_out_when_no_field_has_one_value(client: Client) -> None:
+    page = await call(client, "list_tasks", limit=1000, format="columns")
+    assert "same" not in page["tasks"]
+    objects = await call(client, "list_tasks", limit=1000)
+    assert one_value_fields(objects["tasks"]) == {}
+
+
+async def test_blocked_rows_with_one_valued_reasons_rebuild_exactly(client: Client) -> None:
+    objects = await call(client, "get_blocked_tasks", include_deferred=True)
+    page = await call(client, "get_blocked_tasks", include_deferred=True, format="columns")
+    assert page["tasks"]["same"]  # e.g. no cycles anywhere: `cycle` written once
+    rebuilt = as_objects(page)
+    assert [without_nulls(row) for row in rebuilt] == [
+        without_nulls(row) for row in objects["tasks"]
+    ]
+    assert all(set(row) <= set(again) for row, again in zip(objects["tasks"], rebuilt, strict=True))
+
+
 async def test_full_rows_in_columns_hold_every_field_the_objects_hold(client: Client) -> None:
     arguments = {"project": "wx", "fields": "full", "max_body_chars": 40}
     objects = await call(client, "list_tasks", **arguments)
@@ -79,6 +137,22 @@ async def test_full_rows_in_columns_hold_every_field_the_objects_hold(client: Cl
     assert [without_nulls(r) for r in as_objects(columns)] == [
         without_nulls(r) for r in objects["tasks"]
     ]
+
+
+async def test_bodies_cut_by_the_answer_cap_are_marked_in_columns_as_in_objects(
+    example_root: Path,
+) -> None:
+    for path in sorted((example_root / "wx" / "tasks").glob("*.md"))[:6]:
+        path.write_text(path.read_text() + "\n" + "lorem ipsum " * 80_000 + "\n")
+    arguments = {"project": "wx", "fields": "full", "max_body_chars": 10**7, "limit": 1000}
+    async with session_on(example_root) as client:
+        objects = await call(client, "list_tasks", **arguments)
+        columns = await call(client, "list_tasks", **arguments, format="columns")
+    cut = [row["id"] for row in objects["tasks"] if row["body_truncated"]]
+    assert len(cut) == 6 and objects["guidance"]["warnings"]
+    rebuilt = as_objects(columns)
+    assert [row["id"] for row in rebuilt if row["body_truncated"]] == cut
+    assert "body_truncated" not in columns["tasks"].get("same", {})
 
 
 async def test_an_empty_page_in_columns_has_no_columns_and_no_rows(client: Client) -> None:
@@ -152,5 +226,6 @@ def test_a_list_publishes_object_rows_first_then_columns_as_their_two_keys() -> 
         [{"id": "a", "title": "A", "type": "task", "status": "active", "priority": 2}]
     )
     assert both.is_valid({"columns": ["id", "priority"], "rows": [["a", 1], ["b", None]]})
+    assert both.is_valid({"columns": ["id"], "rows": [["a"], ["b"]], "same": {"priority": 1}})
     assert not both.is_valid({"columns": ["id"]})
     assert not both.is_valid([{"id": "a"}])

@@ -73,3 +73,15 @@ async def test_fastmcp_raises_the_error_code_and_the_unraised_result_carries_it(
     error = json.loads(result.content[0].text)  # type: ignore[union-attr]
     assert error["error"]["code"] == "TASK_NOT_FOUND"
     assert error["guidance"]["available_actions"]
+
+
+async def test_fastmcp_reads_rows_in_columns_with_one_valued_fields_in_same(
+    example_root: Path,
+) -> None:
+    arguments = {"project": "wx", "status": "active", "format": "columns"}
+    async with Client(stdio(example_root)) as client:
+        result = await client.call_tool("list_tasks", arguments)
+    tasks = result.structured_content["tasks"]  # type: ignore[index]
+    assert tasks["same"] == {"status": "active", "project": "wx"}
+    assert result.data.tasks == tasks  # published as its required keys: a dict
+    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
