@@ -218,7 +218,7 @@ def _changed_row(old: Task, new: Task) -> ChangedTask | None:
     if old.path != new.path:
         moved = PathMove.model_validate({"from": old.path, "to": new.path})
     changes = field_changes(old, new)
-    body_changed = old.body != new.body
+    body_changed = not old.same_body(new)
     if not (changes or body_changed or moved):
         return None
     return ChangedTask(task_id=new.id, fields=changes, body_changed=body_changed, path=moved)
