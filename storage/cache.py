@@ -25,7 +25,7 @@ mapping key (`{1: a}`) or a non-finite float, or whose timestamp has a seconds o
 left out of the cache and simply read again at the next start.
 
 >>> from storage.model import Task
->>> result = FileResult("a.md", (1, 2), Task(id="a", title="A", path="a.md"))
+>>> result = FileResult.of("a.md", (1, 2), Task(id="a", title="A", path="a.md"))
 >>> loads(dumps(Path("/r"), [result]), Path("/r")) == {"a.md": result}
 True
 """
@@ -47,7 +47,7 @@ from storage.bulk import gc_paused
 from storage.errors import UnsafeFolder
 from storage.files import atomic_write, is_server_folder_safe, open_regular, server_folder
 from storage.model import share_strings
-from storage.table import FileResult
+from storage.table import MARK_BYTES, FileResult
 
 __all__ = [
     "CACHE_FILE",
@@ -144,10 +144,12 @@ def dumps(root: Path, results: Iterable[FileResult]) -> bytes:
 
 
 def _is_consistent(result: FileResult) -> bool:
-    """A row's task and problem name the row's own path."""
+    """A row's mark is whole, and its task and problem name the row's own path."""
     task, problem = result.task, result.problem
-    return (task is None or task.path == result.path) and (
-        problem is None or problem.path == result.path
+    return (
+        len(result.mark) == MARK_BYTES
+        and (task is None or task.path == result.path)
+        and (problem is None or problem.path == result.path)
     )
 
 

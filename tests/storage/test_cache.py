@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -13,7 +14,7 @@ import pytest
 from storage import cache
 from storage.model import Task
 from storage.repository import TaskRepository
-from storage.table import FileResult
+from storage.table import FileResult, mark_of
 from tests.conftest import write
 
 TASK = "---\nid: {id}\ntitle: {title}\nstatus: active\ncreated: 2026-01-02T03:04:05+01:00\n---\nB\n"
@@ -53,8 +54,11 @@ def cache_text(files: str, version: str = "VERSION") -> str:
     return f'{{"version": {version}, "root": "ROOT"}}\n[{files}]\n'
 
 
+MARK = base64.b64encode(mark_of((1, 2), (0, 0))).decode()
+
+
 def row(task: str = "null", problem: str = "null") -> str:
-    return f'{{"path": "p/tasks/t0.md", "stamp": [1, 2], "task": {task}, "problem": {problem}}}'
+    return f'{{"path": "p/tasks/t0.md", "mark": "{MARK}", "task": {task}, "problem": {problem}}}'
 
 
 def task(**fields: str) -> str:
@@ -72,6 +76,8 @@ DAMAGED = {
     "other-version": cache_text("", version="999"),
     "the-last-version": cache_text('["p/tasks/t0.md", [1, 2], null, null]', version="2"),
     "rows-as-lists": cache_text('["p/tasks/t0.md", [1, 2], null, null]'),
+    "mark-not-base64": cache_text(row().replace(MARK, "not base64!")),
+    "mark-cut-short": cache_text(row().replace(MARK, base64.b64encode(b"1234").decode())),
     "cut-short": cache_text(row(task()))[:-1],
     "cut-at-a-line's-end": cache_text(row(task())) + '[{"path": "p/tasks/t1.md"',
     "a-blank-line": cache_text(row(task())) + "\n",
@@ -195,7 +201,7 @@ def test_a_same_size_edit_with_its_modification_time_put_back_is_read_again(
 
 
 def test_a_cache_of_many_files_is_written_a_line_of_rows_at_a_time(tmp_path: Path) -> None:
-    results = [FileResult(f"t{n}.md", (n, 10), Task(id=f"t{n}", title="T", path=f"t{n}.md"))
+    results = [FileResult.of(f"t{n}.md", (n, 10), Task(id=f"t{n}", title="T", path=f"t{n}.md"))
                for n in range(2 * cache.FRAME_ROWS + 1)]  # fmt: skip
     cache.save(tmp_path, results)
     lines = (tmp_path / cache.CACHE_FILE).read_bytes().splitlines()
@@ -205,7 +211,7 @@ def test_a_cache_of_many_files_is_written_a_line_of_rows_at_a_time(tmp_path: Pat
 
 def test_a_line_holds_fewer_rows_when_their_files_are_large(tmp_path: Path) -> None:
     big = cache.FRAME_FILE_BYTES // 2
-    results = [FileResult(f"t{n}.md", (n, big), Task(id=f"t{n}", title="T", path=f"t{n}.md"))
+    results = [FileResult.of(f"t{n}.md", (n, big), Task(id=f"t{n}", title="T", path=f"t{n}.md"))
                for n in range(5)]  # fmt: skip
     lines = cache.dumps(tmp_path, results).splitlines()
     assert [len(json.loads(line)) for line in lines[1:]] == [2, 2, 1]

@@ -15,7 +15,7 @@ FILES = st.lists(st.tuples(PATHS, IDS, st.integers(0, 3)), max_size=12)
 
 def result(path: str, task_id: str | None, version: int) -> FileResult:
     task = Task(id=task_id, title=f"v{version}", path=path) if task_id else None
-    return FileResult(path, (version, 1), task)
+    return FileResult.of(path, (version, 1), task)
 
 
 @given(FILES)
@@ -40,7 +40,7 @@ def test_the_first_path_wins_a_duplicate_id_whatever_the_load_order() -> None:
 
 
 def test_both_files_of_a_duplicate_id_dropped_in_one_change_remove_the_id() -> None:
-    twins = [FileResult(p, (1, 1), Task(id="dup", title=p, path=p)) for p in ("a.md", "b.md")]
+    twins = [FileResult.of(p, (1, 1), Task(id="dup", title=p, path=p)) for p in ("a.md", "b.md")]
     table = FileTable.of(twins)
     delta = Delta()
     delta.extend(table.drop("a.md"))  # b.md's task now holds the id: upserted
