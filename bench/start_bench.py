@@ -154,7 +154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         " (repeatable; its .tasks-index/ is rewritten and 1%% of its files touched)",
     )
     parser.add_argument(
-        "--kinds", default=",".join(KINDS), help=f"kinds of start, comma-separated: {KINDS}"
+        "--kinds",
+        default=",".join(KINDS),
+        help="kinds of start, comma-separated: " + ", ".join(KINDS).replace("%", "%%"),
     )
     args = parser.parse_args(argv)
     kinds = args.kinds.split(",")

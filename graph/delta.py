@@ -58,7 +58,7 @@ FieldValue = str | int | float | bool | list[str] | None
 """A frontmatter value in a change row: times as ISO 8601 text, other nested values as
 compact JSON text."""
 
-_NOT_FIELDS = frozenset({"id", "path", "body", "extra"})
+_NOT_FIELDS = frozenset({"id", "path", "packed_body", "extra"})
 _FIELD_NAMES = tuple(f.name for f in fields(Task) if f.name not in _NOT_FIELDS)
 _BOTH = ConfigDict(frozen=True, extra="forbid", serialize_by_alias=True, validate_by_name=True)
 
@@ -218,7 +218,7 @@ def _changed_row(old: Task, new: Task) -> ChangedTask | None:
     if old.path != new.path:
         moved = PathMove.model_validate({"from": old.path, "to": new.path})
     changes = field_changes(old, new)
-    body_changed = old.body != new.body
+    body_changed = not old.same_body(new)
     if not (changes or body_changed or moved):
         return None
     return ChangedTask(task_id=new.id, fields=changes, body_changed=body_changed, path=moved)

@@ -98,7 +98,7 @@ def list_tasks(
     """Ids of the tasks matching every given filter (status aliases like `todo` accepted),
     remembered until the next edit so that paging through them costs a slice per page.
 
-    >>> from storage.model import Task
+    >>> from storage.model import Task, pack_text
     >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", status="active"),
     ...                          Task(id="b", title="B", path="b.md", status="done")])
     >>> list_tasks(index, status="open"), list_tasks(index, status="closed")
@@ -135,9 +135,10 @@ def list_tasks(
 def search_tasks(index: TaskIndex, query: str) -> list[str]:
     """Ids of the tasks whose title or body contains `query`, any case; ordered by id.
 
-    >>> from storage.model import Task
+    >>> from storage.model import Task, pack_text
+    >>> notes = pack_text("parser notes")
     >>> index = TaskIndex.build([Task(id="a", title="Fix the Parser", path="a.md"),
-    ...                          Task(id="b", title="B", path="b.md", body="parser notes")])
+    ...                          Task(id="b", title="B", path="b.md", packed_body=notes)])
     >>> search_tasks(index, "PARSER")
     ['a', 'b']
     """
@@ -210,7 +211,7 @@ def tree(
     by level from the roots; a node whose children were cut (by depth or size) counts them
     in `children_not_shown`.
 
-    >>> from storage.model import Task
+    >>> from storage.model import Task, pack_text
     >>> index = TaskIndex.build([Task(id="p", title="P", path="p.md"),
     ...                          Task(id="a", title="A", path="a.md", parent="p")])
     >>> [(n.id, [c.id for c in n.children]) for n in tree(index)]

@@ -103,7 +103,7 @@ def topology_row(index: TaskIndex, task: Task, now: datetime) -> TopologyRow:
     """The topology row of one task.
 
     >>> from datetime import UTC, datetime
-    >>> from storage.model import Task
+    >>> from storage.model import Task, pack_text
     >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", status="blocked")])
     >>> topology_row(index, index.require("a"), datetime(2026, 1, 1, tzinfo=UTC)).is_leaf
     True
@@ -158,7 +158,7 @@ def topology_ids(
     """The ids `topology_rows` returns rows for, in the same order: page these, then build
     rows for one page with `topology_row`.
 
-    >>> from storage.model import Task
+    >>> from storage.model import Task, pack_text
     >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md"),
     ...                          Task(id="b", title="B", path="b.md", parent="a")])
     >>> topology_ids(index, min_depth=1)
@@ -191,7 +191,7 @@ def topology_rows(
     A task without a depth (parent cycle) is left out when `min_depth` is given.
 
     >>> from datetime import UTC, datetime
-    >>> from storage.model import Task
+    >>> from storage.model import Task, pack_text
     >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md"),
     ...                          Task(id="b", title="B", path="b.md", parent="a")])
     >>> [r.depth for r in topology_rows(index, now=datetime(2026, 1, 1, tzinfo=UTC))]
@@ -212,8 +212,9 @@ def task_factors(index: TaskIndex, task: Task, now: datetime) -> ScoringFactors:
     """The scoring factors of one task.
 
     >>> from datetime import UTC, datetime
-    >>> from storage.model import Task
-    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", body="- [ ] x")])
+    >>> from storage.model import Task, pack_text
+    >>> checklist = pack_text("- [ ] x")
+    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", packed_body=checklist)])
     >>> task_factors(index, index.require("a"), datetime(2026, 1, 1, tzinfo=UTC)).body_length
     7
     """
@@ -246,7 +247,7 @@ def scoring_ids(
 ) -> list[str]:
     """The ids `scoring_factors` returns factors for, in the same order (for paging).
 
-    >>> from storage.model import Task
+    >>> from storage.model import Task, pack_text
     >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", status="done")])
     >>> scoring_ids(index), scoring_ids(index, ready_only=False, include_done=True)
     ([], ['a'])
@@ -263,7 +264,7 @@ def scoring_factors(
     the done and cancelled ones when `include_done`.
 
     >>> from datetime import UTC, datetime
-    >>> from storage.model import Task
+    >>> from storage.model import Task, pack_text
     >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", status="active")])
     >>> [f.id for f in scoring_factors(index, now=datetime(2026, 1, 1, tzinfo=UTC))]
     ['a']

@@ -1,31 +1,41 @@
 """The warm-start cache: what every file held at the last load, kept in the root.
 
-`<root>/.tasks-index/files.json` maps each path to its stamp (mtime_ns, size) and the task
-or problem read from it. A later load re-reads only the files whose stamp differs. The
-cache is an optimisation only: it is versioned, written atomically, and anything wrong
-with it (missing, corrupt, another version, another root) means a normal full read.
+`<root>/.tasks-index/files.jsonl` holds each path's stamp (mtime_ns, size) and the task or
+problem read from it. A later load re-reads only the files whose stamp differs. The cache
+is an optimisation only: it is versioned, written atomically, and anything wrong with it
+(missing, corrupt, another version, another root) means a normal full read.
 JSON, not pickle: a task tree may come from anyone's git push, and loading it must never
 run code. For the same reason the cache is read only from a regular file in a real folder
 (never through a link, never a pipe or a device) and only up to `MAX_CACHE_BYTES`; it is
 written only into a real `.tasks-index` folder, created with a `.gitignore` of `*` so that
 it stays out of `git status`.
 
+JSON Lines: a header line (version, root), then lines of up to `FRAME_ROWS` rows each
+(fewer when their files are large: a line stays far under `MAX_FRAME_BYTES`).
+It is written and read a line at a time, so neither side ever holds the whole file (1 GB
+at a million tasks), and each line's repeated strings are shared (`share_strings`) before
+the next line is decoded: the copies it frees are reused by the next line instead of
+leaving holes all over the heap.
+
 The rows are decoded by msgspec straight into the model's dataclasses, types checked on the
-way (2.5 times faster than `json` plus building the objects in Python). Only results that
-JSON gives back exactly are stored: a task whose extra keys hold a non-string mapping key
-(`{1: a}`) or a non-finite float, or whose timestamp has a seconds offset, is left out of
-the cache and simply read again at the next start.
+way (2.5 times faster than `json` plus building the objects in Python); a task's packed
+body is base64 in the file and bytes again in memory, never unpacked on the way. Only
+results that JSON gives back exactly are stored: a task whose extra keys hold a non-string
+mapping key (`{1: a}`) or a non-finite float, or whose timestamp has a seconds offset, is
+left out of the cache and simply read again at the next start.
 
 >>> from storage.model import Task
->>> result = FileResult("a.md", (1, 2), Task(id="a", title="A", path="a.md"))
+>>> result = FileResult.of("a.md", (1, 2), Task(id="a", title="A", path="a.md"))
 >>> loads(dumps(Path("/r"), [result]), Path("/r")) == {"a.md": result}
 True
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Iterable, Mapping
+import os
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType
@@ -35,33 +45,37 @@ import msgspec
 
 from storage.bulk import gc_paused
 from storage.errors import UnsafeFolder
-from storage.files import atomic_write, is_server_folder_safe, read_regular, server_folder
+from storage.files import atomic_write, is_server_folder_safe, open_regular, server_folder
 from storage.model import share_strings
-from storage.table import FileResult
+from storage.table import MARK_BYTES, FileResult
 
 __all__ = [
     "CACHE_FILE",
     "MAX_CACHE_BYTES",
     "VERSION",
     "dumps",
+    "frames",
     "is_storable",
     "load",
     "loads",
     "save",
 ]
 
-VERSION = 4  # 4: a result keeps its inode change time and inode
+VERSION = 5  # 5: JSON Lines, bodies packed; 4: a result keeps its inode change time and inode
 INDEX_FOLDER = ".tasks-index"
-CACHE_FILE = f"{INDEX_FOLDER}/files.json"
-MAX_CACHE_BYTES = 1 << 30  # 16 MB at 10k tasks: room for 100k and more
+CACHE_FILE = f"{INDEX_FOLDER}/files.jsonl"
+_OLD_CACHE_FILE = f"{INDEX_FOLDER}/files.json"  # version 4 and before: removed at a save
+MAX_CACHE_BYTES = 1 << 34  # about 1 GB at a million tasks; read a line at a time
+FRAME_ROWS = 1024
+FRAME_FILE_BYTES = 1 << 25  # a line holds rows of at most this many file bytes, plus one
+MAX_FRAME_BYTES = 1 << 28  # the longest line read; a line is about 1 MB at 1,024 rows
 _MINUTE = timedelta(minutes=1)
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
-class _Payload(msgspec.Struct):
+class _Header(msgspec.Struct):
     version: int
     root: str
-    files: list[FileResult]
 
 
 def _to_plain(value: object) -> object:
@@ -72,7 +86,8 @@ def _to_plain(value: object) -> object:
 
 
 _ENCODER = msgspec.json.Encoder(enc_hook=_to_plain)
-_DECODER = msgspec.json.Decoder(_Payload)
+_HEADER = msgspec.json.Decoder(_Header)
+_ROWS = msgspec.json.Decoder(list[FileResult])
 
 
 def _is_exact(value: object) -> bool:
@@ -105,17 +120,36 @@ def is_storable(result: FileResult) -> bool:
     return not task.extra or _is_exact(dict(task.extra))
 
 
+def frames(root: Path, results: Iterable[FileResult]) -> Iterator[bytes]:
+    """The cache file's lines for `root`, one at a time: the header, then every storable
+    result, `FRAME_ROWS` to a line."""
+    yield _ENCODER.encode(_Header(VERSION, str(root))) + b"\n"
+    rows: list[FileResult] = []
+    size = 0  # of the rows' files: a line of rows encodes to at most about twice that
+    for result in results:
+        if is_storable(result):
+            rows.append(result)
+            size += result.stamp[1]
+        if len(rows) == FRAME_ROWS or size >= FRAME_FILE_BYTES:
+            yield _ENCODER.encode(rows) + b"\n"
+            rows.clear()
+            size = 0
+    if rows:
+        yield _ENCODER.encode(rows) + b"\n"
+
+
 def dumps(root: Path, results: Iterable[FileResult]) -> bytes:
     """The cache file's bytes for `root`: every storable result."""
-    files = [result for result in results if is_storable(result)]
-    return _ENCODER.encode(_Payload(VERSION, str(root), files))
+    return b"".join(frames(root, results))
 
 
 def _is_consistent(result: FileResult) -> bool:
-    """A row's task and problem name the row's own path."""
+    """A row's mark is whole, and its task and problem name the row's own path."""
     task, problem = result.task, result.problem
-    return (task is None or task.path == result.path) and (
-        problem is None or problem.path == result.path
+    return (
+        len(result.mark) == MARK_BYTES
+        and (task is None or task.path == result.path)
+        and (problem is None or problem.path == result.path)
     )
 
 
@@ -132,28 +166,59 @@ def _as_parsed(result: FileResult) -> FileResult:
     return result
 
 
+def _rows(line: bytes) -> list[FileResult] | None:
+    """One line's rows made like parsed ones; None when the line is not a line of rows."""
+    try:
+        rows = _ROWS.decode(line)
+    except (msgspec.DecodeError, RecursionError):  # not JSON, not the shape, nested too deep
+        return None
+    if not all(_is_consistent(result) for result in rows):
+        return None
+    return [_as_parsed(result) for result in rows]
+
+
+def _read(lines: Iterator[bytes], root: Path) -> dict[str, FileResult]:
+    """The cached files by path from the cache's lines; empty unless every line is whole
+    and the header names this version and `root`."""
+    try:
+        header = _HEADER.decode(next(lines, b""))
+    except msgspec.DecodeError:
+        return {}
+    if header.version != VERSION or header.root != str(root):
+        return {}
+    found: dict[str, FileResult] = {}
+    for line in lines:
+        rows = _rows(line) if line.endswith(b"\n") else None  # cut short, or over the cap
+        if rows is None:
+            return {}
+        found.update((result.path, result) for result in rows)
+    return found
+
+
 def loads(data: bytes, root: Path) -> dict[str, FileResult]:
     """The cached files by path; empty unless `data` is a cache of this version for `root`."""
-    try:
-        payload = _DECODER.decode(data)
-    except (msgspec.DecodeError, RecursionError):  # not JSON, not the shape, nested too deep
-        return {}
-    if payload.version != VERSION or payload.root != str(root):
-        return {}
-    if not all(_is_consistent(result) for result in payload.files):
-        return {}
-    return {result.path: _as_parsed(result) for result in payload.files}
+    return _read(iter(data.splitlines(keepends=True)), root)
 
 
 def save(root: Path, results: Iterable[FileResult]) -> None:
-    """Write the cache for `root` atomically (a reader sees the old cache or the new).
-    OSError when it cannot be written: a read-only root, or `.tasks-index` a link (never
-    written through)."""
+    """Write the cache for `root` atomically (a reader sees the old cache or the new), a
+    line at a time. OSError when it cannot be written: a read-only root, or `.tasks-index`
+    a link (never written through)."""
     try:
         server_folder(root, INDEX_FOLDER)
     except UnsafeFolder as exc:
         raise OSError(str(exc)) from exc
-    atomic_write(root / CACHE_FILE, dumps(root, results))
+    atomic_write(root / CACHE_FILE, frames(root, results))
+    with contextlib.suppress(OSError):
+        os.unlink(root / _OLD_CACHE_FILE)  # an older version's, never read again
+
+
+def _lines(fd: int) -> Iterator[bytes]:
+    """The lines of an open file, each at most `MAX_FRAME_BYTES` with its newline (a longer
+    one comes back cut, without its newline)."""
+    with open(fd, "rb", buffering=1 << 20, closefd=False) as stream:
+        while line := stream.readline(MAX_FRAME_BYTES):
+            yield line
 
 
 def load(root: Path) -> dict[str, FileResult]:
@@ -161,8 +226,12 @@ def load(root: Path) -> dict[str, FileResult]:
     corrupt one, or one that is a link, a pipe, a device or over the size cap)."""
     if not is_server_folder_safe(root, INDEX_FOLDER):
         return {}
-    data = read_regular(root / CACHE_FILE, MAX_CACHE_BYTES)
-    if isinstance(data, str):
+    opened = open_regular(root / CACHE_FILE, MAX_CACHE_BYTES)
+    if isinstance(opened, str):
         return {}
-    with gc_paused():  # tens of thousands of new objects, no cycles: spare the collector
-        return loads(data, root)
+    fd, _ = opened
+    try:
+        with gc_paused():  # tens of thousands of new objects, no cycles: spare the collector
+            return _read(_lines(fd), root)
+    finally:
+        os.close(fd)

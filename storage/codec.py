@@ -28,6 +28,7 @@ from storage.model import (
     is_valid_id,
     normalise_priority,
     normalise_status,
+    pack_text,
     share_strings,
 )
 from storage.nesting import check_indicators, check_nesting
@@ -185,7 +186,7 @@ def to_task(meta: dict[str, Any], parts: Parts, *, path: str, stem: str | None) 
         complexity=_string(meta, "complexity", raw),
         effort=_string(meta, "effort", raw),
         context=_string(meta, "context", raw),
-        body=parts.body,
+        packed_body=pack_text(parts.body),
         extra=_extra(meta),
         **times,
     )

@@ -25,7 +25,7 @@ import fcntl
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +44,7 @@ __all__ = [
     "locked",
     "make_folders",
     "next_mtime",
+    "open_regular",
     "read_bounded",
     "read_regular",
     "read_seen",
@@ -144,24 +145,35 @@ def _write_gitignore(folder: Path) -> None:
 # --- reading ---------------------------------------------------------------------------
 
 
-def read_regular(path: Path, limit: int) -> bytes | str:
-    """The bytes of a regular file of at most `limit` bytes, or why not (a message).
-
-    Never follows a final symlink, never blocks on a pipe, never reads past `limit`: a
-    link to `/dev/zero` or a FIFO is refused, not read."""
+def open_regular(path: Path, limit: int) -> tuple[int, int] | str:
+    """An open descriptor of a regular file of at most `limit` bytes and its size, or why
+    not (a message). Never follows a final symlink, never blocks on a pipe: a link to
+    `/dev/zero` or a FIFO is refused, not opened. The caller closes the descriptor."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return "missing"
     except OSError as exc:
         return "a symlink" if exc.errno == errno.ELOOP else f"cannot open: {exc.strerror}"
+    st = os.fstat(fd)
+    why = "" if stat.S_ISREG(st.st_mode) else "not a regular file"
+    if not why and st.st_size > limit:
+        why = f"{st.st_size} bytes, over the {limit}-byte limit"
+    if why:
+        os.close(fd)
+        return why
+    return fd, st.st_size
+
+
+def read_regular(path: Path, limit: int) -> bytes | str:
+    """The bytes of a regular file of at most `limit` bytes, or why not (a message), as
+    `open_regular` opens it; never reads past `limit`."""
+    opened = open_regular(path, limit)
+    if isinstance(opened, str):
+        return opened
+    fd, size = opened
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return "not a regular file"
-        if st.st_size > limit:
-            return f"{st.st_size} bytes, over the {limit}-byte limit"
-        data = read_bounded(fd, st.st_size, limit)
+        data = read_bounded(fd, size, limit)
     finally:
         os.close(fd)
     return data if len(data) <= limit else f"grew past the {limit}-byte limit"
@@ -196,8 +208,9 @@ def _mode_of(path: Path) -> int | None:
         return None
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace (or create) `path` with `data` atomically, keeping its mode."""
+def atomic_write(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Replace (or create) `path` with `data` (bytes, or chunks written as they come)
+    atomically, keeping its mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with temp_file(path, data, _mode_of(path)) as temp:
         os.replace(temp.path, path)

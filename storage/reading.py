@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import stat
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from storage import codec
@@ -84,7 +83,7 @@ def _read_once(relative: str, path: str, limit: int) -> FileResult | None:
         result = problem_result(relative, stamp, "too_large", message)
     else:
         result = parse_result(relative, data, stamp)
-    return replace(result, changed=changed_of(st))
+    return result.with_changed(changed_of(st))
 
 
 def changed_of(st: os.stat_result) -> tuple[int, int]:
@@ -180,13 +179,13 @@ def checked_write(
 def written_result(relative: str, task: Task, written: os.stat_result) -> FileResult:
     """The result of a file this process just wrote: the task its checked bytes read back
     as, with the stat of the written file (no second read of the file)."""
-    return FileResult(relative, _stamp(written), task=task, changed=changed_of(written))
+    return FileResult.of(relative, _stamp(written), task=task, changed=changed_of(written))
 
 
 def problem_result(
     relative: str, stamp: tuple[int, int], kind: ProblemKind, message: str
 ) -> FileResult:
-    return FileResult(relative, stamp, problem=Problem(relative, kind, message))
+    return FileResult.of(relative, stamp, problem=Problem(relative, kind, message))
 
 
 def parse_result(relative: str, data: bytes, stamp: tuple[int, int]) -> FileResult:
@@ -194,11 +193,11 @@ def parse_result(relative: str, data: bytes, stamp: tuple[int, int]) -> FileResu
     try:
         task = codec.from_bytes(data, relative)
     except NotATask:
-        return FileResult(relative, stamp)
+        return FileResult.of(relative, stamp)
     except ParseError as exc:
         kind: ProblemKind = "not_utf8" if "UTF-8" in exc.detail else "parse_error"
         return problem_result(relative, stamp, kind, exc.detail)
-    return FileResult(relative, stamp, task=task)
+    return FileResult.of(relative, stamp, task=task)
 
 
 def _is_fresh(stamp: tuple[int, int]) -> bool:

@@ -59,7 +59,7 @@ from storage.reading import (
     read_task_file,
     written_result,
 )
-from storage.table import FileResult, FileTable, ProblemKind
+from storage.table import FileResult, FileTable, ProblemKind, mark_of
 from storage.temps import is_temp_name, sweep_one, sweep_temps
 
 __all__ = [
@@ -270,7 +270,7 @@ class TaskRepository:
             result = known.get(relative)
             if entry.is_symlink():
                 links.add(relative)
-            elif result is not None and (result.stamp, result.changed) == _stamp_of_entry(entry):
+            elif result is not None and result.mark == _mark_of_entry(entry):
                 found.append(result)
                 continue
             found.append(relative)
@@ -583,12 +583,10 @@ def _identity(path: Path) -> tuple[int, ...] | None:
     return st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino
 
 
-def _stamp_of_entry(
-    entry: os.DirEntry[str],
-) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    """(stamp, changed) of a listed file, as a `FileResult` of it would hold them."""
+def _mark_of_entry(entry: os.DirEntry[str]) -> bytes | None:
+    """Stamp and change of a listed file, as a `FileResult` of it holds them (`mark`)."""
     try:
         stat = entry.stat()
     except FileNotFoundError:
         return None  # deleted since the folder was listed: read (and find it gone)
-    return (stat.st_mtime_ns, stat.st_size), changed_of(stat)
+    return mark_of((stat.st_mtime_ns, stat.st_size), changed_of(stat))

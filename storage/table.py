@@ -6,9 +6,9 @@ Duplicate ids are resolved here, deterministically: the lexicographically first 
 
 >>> from storage.model import Task
 >>> table = FileTable()
->>> table.put(FileResult("b.md", (1, 1), Task(id="t", title="B", path="b.md"))).upserted[0].title
+>>> table.put(FileResult.of("b.md", (1, 1), Task(id="t", title="B", path="b.md"))).upserted[0].title
 'B'
->>> table.put(FileResult("a.md", (1, 1), Task(id="t", title="A", path="a.md"))).upserted[0].title
+>>> table.put(FileResult.of("a.md", (1, 1), Task(id="t", title="A", path="a.md"))).upserted[0].title
 'A'
 >>> table.duplicates()
 {'t': ('a.md', 'b.md')}
@@ -17,13 +17,14 @@ Duplicate ids are resolved here, deterministically: the lexicographically first 
 from __future__ import annotations
 
 import bisect
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
 from storage.model import Task
 
-__all__ = ["Delta", "FileResult", "FileTable", "Problem", "ProblemKind"]
+__all__ = ["MARK_BYTES", "Delta", "FileResult", "FileTable", "Problem", "ProblemKind", "mark_of"]
 
 _JOURNAL_MAX = 1 << 16
 """Paths the journal keeps at most; past it the older half is forgotten (asking what changed
@@ -49,18 +50,55 @@ class Problem:
     message: str
 
 
+_MARK = struct.Struct("<qQqQ")  # mtime_ns, size, ctime_ns, inode
+
+
+MARK_BYTES = _MARK.size
+
+
+def mark_of(stamp: tuple[int, int], changed: tuple[int, int]) -> bytes:
+    """A file's stamp and change as a `FileResult` holds them (compare a look with this)."""
+    return _MARK.pack(*stamp, *changed)
+
+
 @dataclass(frozen=True, slots=True)
 class FileResult:
-    """One file as last read: a task, a problem, or neither (markdown that is not a task)."""
+    """One file as last read: a task, a problem, or neither (markdown that is not a task).
+    Made with `of`; `stamp` and `changed` are held packed in `mark` (32 bytes in one object,
+    where two tuples of two ints took 250: 25 MB at 100k files)."""
 
     path: str
-    stamp: tuple[int, int]
+    mark: bytes
     task: Task | None = None
     problem: Problem | None = None
-    changed: tuple[int, int] = (0, 0)
-    """(inode change time, inode) at the read; (0, 0) when unknown. With `stamp`, what a
-    later look must find to take this result as current: a modification time put back by
-    hand (`touch -d`, a restore) does not put back the change time."""
+
+    @classmethod
+    def of(
+        cls,
+        path: str,
+        stamp: tuple[int, int],
+        task: Task | None = None,
+        problem: Problem | None = None,
+        changed: tuple[int, int] = (0, 0),
+    ) -> FileResult:
+        return cls(path, mark_of(stamp, changed), task, problem)
+
+    @property
+    def stamp(self) -> tuple[int, int]:
+        """(mtime_ns, size) at the read."""
+        mtime, size, _, _ = _MARK.unpack(self.mark)
+        return mtime, size
+
+    @property
+    def changed(self) -> tuple[int, int]:
+        """(inode change time, inode) at the read; (0, 0) when unknown. With `stamp`, what a
+        later look must find to take this result as current: a modification time put back
+        by hand (`touch -d`, a restore) does not put back the change time."""
+        _, _, ctime, inode = _MARK.unpack(self.mark)
+        return ctime, inode
+
+    def with_changed(self, changed: tuple[int, int]) -> FileResult:
+        return FileResult.of(self.path, self.stamp, self.task, self.problem, changed)
 
 
 @dataclass(slots=True)
@@ -102,7 +140,9 @@ class FileTable:
 
     def __init__(self) -> None:
         self.files: dict[str, FileResult] = {}
-        self._paths_by_id: dict[str, list[str]] = {}
+        self._paths_by_id: dict[str, str | list[str]] = {}
+        """An id's one path, or its sorted paths when several files claim it (a list for
+        every id took 7 MB at 100k tasks)."""
         self._journal: list[str] = []
         self._forgotten = 0  # journal entries dropped from its start
 
@@ -118,13 +158,17 @@ class FileTable:
             if result.task is not None:
                 paths = by_id.get(result.task.id)
                 if paths is None:
-                    by_id[result.task.id] = [result.path]
+                    by_id[result.task.id] = result.path
                 else:
-                    paths.append(result.path)
-        for paths in by_id.values():
-            if len(paths) > 1:
-                paths.sort()
+                    table._add_path(result.task.id, paths, result.path)
         return table
+
+    def _add_path(self, task_id: str, paths: str | list[str], path: str) -> list[str]:
+        """Another file claims `task_id`: its sorted paths, now with `path`."""
+        if isinstance(paths, str):
+            paths = self._paths_by_id[task_id] = [paths]
+        bisect.insort(paths, path)
+        return paths
 
     def __len__(self) -> int:
         return len(self.files)
@@ -139,7 +183,7 @@ class FileTable:
 
         >>> table = FileTable()
         >>> start = table.version
-        >>> _ = table.put(FileResult("a.md", (1, 1))); _ = table.drop("b.md")
+        >>> _ = table.put(FileResult.of("a.md", (1, 1))); _ = table.drop("b.md")
         >>> sorted(table.changed_since(start) or ()), table.changed_since(table.version)
         (['a.md', 'b.md'], set())
         """
@@ -161,15 +205,16 @@ class FileTable:
 
     def paths_of(self, task_id: str) -> tuple[str, ...]:
         """The sorted paths that claim `task_id` (the first one wins)."""
-        return tuple(self._paths_by_id.get(task_id, ()))
+        paths = self._paths_by_id.get(task_id, ())
+        return (paths,) if isinstance(paths, str) else tuple(paths)
 
     def winner(self, task_id: str) -> Task | None:
-        paths = self._paths_by_id.get(task_id)
-        return self._task_at(paths[0]) if paths else None
+        path = self.path_of(task_id)
+        return None if path is None else self._task_at(path)
 
     def path_of(self, task_id: str) -> str | None:
         paths = self._paths_by_id.get(task_id)
-        return paths[0] if paths else None
+        return paths if paths is None or isinstance(paths, str) else paths[0]
 
     def put(self, result: FileResult) -> Delta:
         """Record a (re-)read file; the delta says which winning tasks changed."""
@@ -177,11 +222,14 @@ class FileTable:
         self.files[result.path] = result
         if result.task is None:
             return delta
-        paths = self._paths_by_id.setdefault(result.task.id, [])
-        bisect.insort(paths, result.path)
-        if paths[0] == result.path:
-            delta.removed = [i for i in delta.removed if i != result.task.id]
-            delta.upserted.append(result.task)
+        task_id = result.task.id
+        paths = self._paths_by_id.get(task_id)
+        if paths is None:
+            self._paths_by_id[task_id] = result.path
+        elif self._add_path(task_id, paths, result.path)[0] != result.path:
+            return delta
+        delta.removed = [i for i in delta.removed if i != task_id]
+        delta.upserted.append(result.task)
         return delta
 
     def drop(self, path: str) -> Delta:
@@ -190,12 +238,15 @@ class FileTable:
         old = self.files.pop(path, None)
         if old is None or old.task is None:
             return Delta()
-        paths = self._paths_by_id[old.task.id]
+        task_id = old.task.id
+        paths = self._paths_by_id[task_id]
+        if isinstance(paths, str):
+            del self._paths_by_id[task_id]
+            return Delta(removed=[task_id])
         was_winner = paths[0] == path
         paths.remove(path)
-        if not paths:
-            del self._paths_by_id[old.task.id]
-            return Delta(removed=[old.task.id])
+        if len(paths) == 1:
+            self._paths_by_id[task_id] = paths[0]
         if was_winner:
             return Delta(upserted=[self._task_at(paths[0])])
         return Delta()
@@ -207,11 +258,14 @@ class FileTable:
 
     def tasks(self) -> list[Task]:
         """The winning task of every id."""
-        return [self._task_at(paths[0]) for paths in self._paths_by_id.values()]
+        return [
+            self._task_at(paths if isinstance(paths, str) else paths[0])
+            for paths in self._paths_by_id.values()
+        ]
 
     def duplicates(self) -> dict[str, tuple[str, ...]]:
         """Ids claimed by more than one file, with every path (the first one wins)."""
-        return {i: tuple(p) for i, p in sorted(self._paths_by_id.items()) if len(p) > 1}
+        return {i: tuple(p) for i, p in sorted(self._paths_by_id.items()) if isinstance(p, list)}
 
     def problems(self) -> list[Problem]:
         """Every file problem and every duplicate id, sorted by path."""

@@ -14,7 +14,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,10 +57,11 @@ def _new_temp(path: Path) -> tuple[Path, int]:
         os.close(fd)  # a sweep unlinked it between our create and our lock
 
 
-def _fill(fd: int, data: bytes, mode: int) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+def _fill(fd: int, data: bytes | Iterable[bytes], mode: int) -> None:
+    for chunk in (data,) if isinstance(data, bytes) else data:
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(fd, view) :]
     os.fchmod(fd, mode)
     os.fsync(fd)
 
@@ -74,8 +75,9 @@ class Temp:
 
 
 @contextlib.contextmanager
-def temp_file(path: Path, data: bytes, mode: int | None) -> Iterator[Temp]:
-    """A fsynced, locked temporary file holding `data`; removed after unless renamed."""
+def temp_file(path: Path, data: bytes | Iterable[bytes], mode: int | None) -> Iterator[Temp]:
+    """A fsynced, locked temporary file holding `data` (bytes, or chunks written as they
+    come); removed after unless renamed."""
     temp, fd = _new_temp(path)
     try:
         _fill(fd, data, DEFAULT_MODE if mode is None else mode)

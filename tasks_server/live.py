@@ -132,7 +132,7 @@ def _save_cache(root: Path, results: Iterable[FileResult]) -> None:
 
 def _unreadable(relative: str, exc: Exception) -> FileResult:
     """A path that could not be read at all: a load problem of its own, nothing more."""
-    return FileResult(relative, (0, 0), problem=Problem(relative, "unreadable", str(exc)))
+    return FileResult.of(relative, (0, 0), problem=Problem(relative, "unreadable", str(exc)))
 
 
 def _same_content(known: FileResult | None, result: FileResult) -> bool:

@@ -99,7 +99,7 @@ def _copy_sources(target: Path) -> Path:
             shutil.copytree(source, target / name, ignore=NOT_SOURCES)
         else:
             shutil.copy2(source, target / name)
-    stale = target / "data" / ".tasks-index" / "files.json"
+    stale = target / "data" / ".tasks-index" / "files.jsonl"
     stale.parent.mkdir()
     stale.write_text("{}")
     return target

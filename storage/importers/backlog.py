@@ -60,6 +60,7 @@ from storage.model import (
     TERMINAL_STATUSES,
     Task,
     normalise_status,
+    pack_text,
 )
 from storage.repository import TaskRepository, slugify
 from storage.timestamps import parse_timestamp
@@ -239,7 +240,7 @@ def _to_task(card: Card, task_id: str, builder: ReportBuilder, project: str | No
         assignee=_assignee(meta.get("assignee")),
         created=_time(relative, meta, "created_date", builder),
         modified=_time(relative, meta, "updated_date", builder),
-        body=_body(card.body),
+        packed_body=pack_text(_body(card.body)),
         extra=MappingProxyType(extra),
     )
 

@@ -52,6 +52,7 @@ from storage.model import (
     is_valid_id,
     normalise_priority,
     normalise_status,
+    pack_text,
 )
 from storage.nesting import TooDeep, json_loads
 from storage.repository import TaskRepository
@@ -299,7 +300,7 @@ def _to_task(
         created=_time(where, record, "created_at", builder),
         modified=_time(where, record, "updated_at", builder),
         completed=_time(where, record, "closed_at", builder),
-        body=_body(where, record, builder),
+        packed_body=pack_text(_body(where, record, builder)),
         extra=_extra(where, record, task_type, links, builder),
     )
 

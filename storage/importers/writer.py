@@ -21,7 +21,7 @@ from .report import ReportBuilder
 __all__ = ["RESERVED_KEYS", "checked_ids", "is_plain_key", "labels", "write_tasks"]
 
 RESERVED_KEYS = frozenset(
-    {f.name for f in fields(Task)} - {"path", "body", "extra"}
+    {f.name for f in fields(Task)} - {"path", "packed_body", "extra"}
     | {"task_id", "permalink", "depth", "leaf", "children", "blocks"}
 )
 """Frontmatter keys the codec reads as model fields: never usable for `extra`."""

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from storage.errors import AlreadyExists
-from storage.model import Task, is_valid_id
+from storage.model import Task, is_valid_id, pack_text
 from storage.repository import TaskRepository
 from storage.table import FileResult, FileTable
 from tasks_server.bots.errors import ProjectError
@@ -58,7 +58,7 @@ def ensure_project(
             return False
         task = Task(
             id=project_id, title=title, path="", type="project", status="active",
-            project=project_id, created=now, modified=now, body=body,
+            project=project_id, created=now, modified=now, packed_body=pack_text(body),
         )  # fmt: skip
         try:
             tree.record([tree.repository.create(task)])

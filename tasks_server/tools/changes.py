@@ -262,7 +262,7 @@ def _entry(found: TaskCommit, old: Task | None, new: Task | None) -> HistoryEntr
         message=found.commit.message,
         created=found.old is None,
         fields=field_changes(before, after) if old is not None else {},
-        body_changed=old is not None and before.body != after.body,
+        body_changed=old is not None and not before.same_body(after),
         path=moved,
     )
 

@@ -20,6 +20,7 @@ from storage.model import (
     TERMINAL_STATUSES,
     Task,
     normalise_status,
+    pack_text,
 )
 from tasks_server.context import ServerContext
 from tasks_server.errors import OpenChecklist, ToolFailure
@@ -120,7 +121,7 @@ def _new_task(args: CreateTaskInput, task_id: str, now: datetime) -> Task:
         created=now,
         modified=now,
         completed=now if status in TERMINAL_STATUSES else None,
-        body=args.body,
+        packed_body=pack_text(args.body),
     )
 
 
@@ -414,7 +415,7 @@ def _children_tasks(ctx: ServerContext, parent: Task, specs: list[ChildSpec]) ->
                 parent=parent.id,
                 depends_on=deps,
                 project=parent.project,
-                body=spec.body,
+                packed_body=pack_text(spec.body),
                 created=now,
                 modified=now,
             )

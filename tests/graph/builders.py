@@ -7,7 +7,7 @@ from typing import Any
 
 from graph.index import TaskIndex
 from graph.readiness import blocked_ids, in_progress_tasks, ready_tasks, review_tasks
-from storage.model import Task
+from storage.model import Task, pack_text
 
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
 
@@ -26,6 +26,8 @@ def task(task_id: str, **fields: Any) -> Task:
         fields["soft_depends_on"] = tuple(fields.pop("soft"))
     if "tags" in fields:
         fields["tags"] = tuple(fields["tags"])
+    if "body" in fields:
+        fields["packed_body"] = pack_text(fields.pop("body"))
     return Task(id=task_id, path=f"{task_id}.md", **fields)
 
 

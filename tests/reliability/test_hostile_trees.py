@@ -70,7 +70,7 @@ def test_the_cache_is_never_written_or_read_through_an_index_link(
     with pytest.raises(OSError, match="symlink"):
         cache.save(root.resolve(), [result])
     assert list(outside.iterdir()) == []
-    (outside / "files.json").write_bytes(cache.dumps(root.resolve(), [result]))
+    (outside / Path(cache.CACHE_FILE).name).write_bytes(cache.dumps(root.resolve(), [result]))
     assert cache.load(root.resolve()) == {}
 
 
@@ -177,7 +177,7 @@ def _make_hostile(path: Path, kind: str) -> None:
 
 @pytest.mark.parametrize("kind", ["zero", "fifo"])
 def test_a_cache_file_that_is_a_device_or_a_pipe_is_ignored_at_start(root: Path, kind: str) -> None:
-    _make_hostile(root / ".tasks-index/files.json", kind)
+    _make_hostile(root / cache.CACHE_FILE, kind)
     stats = _stats(root)
     assert (stats["tasks"], stats["problems"]) == (1, [])
 

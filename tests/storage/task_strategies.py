@@ -14,7 +14,7 @@ import frontmatter
 from hypothesis import strategies as st
 
 from storage import codec
-from storage.model import Task, is_valid_id, normalise_status
+from storage.model import Task, is_valid_id, normalise_status, pack_text
 from storage.timestamps import parse_timestamp
 
 LINE_BREAKERS = ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\r"]
@@ -103,7 +103,7 @@ def tasks(draw: st.DrawFn) -> Task:
         created=draw(st.none() | timestamps),
         modified=draw(st.none() | timestamps),
         completed=draw(st.none() | timestamps),
-        body=draw(hostile_text),
+        packed_body=pack_text(draw(hostile_text)),
         extra=draw(st.dictionaries(extra_keys, json_values, max_size=3)),
     )
 

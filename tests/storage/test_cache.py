@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -11,7 +12,9 @@ from types import MappingProxyType
 import pytest
 
 from storage import cache
+from storage.model import Task
 from storage.repository import TaskRepository
+from storage.table import FileResult, mark_of
 from tests.conftest import write
 
 TASK = "---\nid: {id}\ntitle: {title}\nstatus: active\ncreated: 2026-01-02T03:04:05+01:00\n---\nB\n"
@@ -48,11 +51,14 @@ def test_only_files_whose_stamp_changed_are_read_again(tmp_path: Path) -> None:
 
 
 def cache_text(files: str, version: str = "VERSION") -> str:
-    return f'{{"version": {version}, "root": "ROOT", "files": [{files}]}}'
+    return f'{{"version": {version}, "root": "ROOT"}}\n[{files}]\n'
+
+
+MARK = base64.b64encode(mark_of((1, 2), (0, 0))).decode()
 
 
 def row(task: str = "null", problem: str = "null") -> str:
-    return f'{{"path": "p/tasks/t0.md", "stamp": [1, 2], "task": {task}, "problem": {problem}}}'
+    return f'{{"path": "p/tasks/t0.md", "mark": "{MARK}", "task": {task}, "problem": {problem}}}'
 
 
 def task(**fields: str) -> str:
@@ -64,11 +70,17 @@ DAMAGED = {
     "empty": "",
     "not-json": "not json",
     "not-a-mapping": "[1, 2]",
-    "no-files": '{"version": VERSION}',
+    "no-root": '{"version": VERSION}\n',
+    "header-only-half": '{"version": VERSION, "ro',
+    "version-4-whole-file": '{"version": 4, "root": "ROOT", "files": []}',
     "other-version": cache_text("", version="999"),
     "the-last-version": cache_text('["p/tasks/t0.md", [1, 2], null, null]', version="2"),
     "rows-as-lists": cache_text('["p/tasks/t0.md", [1, 2], null, null]'),
+    "mark-not-base64": cache_text(row().replace(MARK, "not base64!")),
+    "mark-cut-short": cache_text(row().replace(MARK, base64.b64encode(b"1234").decode())),
     "cut-short": cache_text(row(task()))[:-1],
+    "cut-at-a-line's-end": cache_text(row(task())) + '[{"path": "p/tasks/t1.md"',
+    "a-blank-line": cache_text(row(task())) + "\n",
     "task-not-a-task": cache_text(row("[1, 2]")),
     "title-not-text": cache_text(row(task(title="7"))),
     "bad-timestamp": cache_text(row(task(due='"yesterday"'))),
@@ -112,7 +124,8 @@ def test_a_cache_copied_with_its_tree_to_another_place_is_not_trusted(tmp_path: 
 def test_the_cache_is_not_read_as_a_task_file(tmp_path: Path) -> None:
     root = tree(tmp_path / "r").resolve()
     cache.save(root, TaskRepository(root).scan().files.values())
-    assert json.loads((root / cache.CACHE_FILE).read_text())["version"] == cache.VERSION
+    header = (root / cache.CACHE_FILE).read_text().splitlines()[0]
+    assert json.loads(header)["version"] == cache.VERSION
     assert all(not p.startswith(".tasks-index") for p in TaskRepository(root).iter_paths())
 
 
@@ -185,3 +198,50 @@ def test_a_same_size_edit_with_its_modification_time_put_back_is_read_again(
     assert path.stat().st_mtime_ns == before.st_mtime_ns
     table = TaskRepository(tmp_path).scan(cache.load(tmp_path))
     assert [t.title for t in table.tasks()] == ["New title"]
+
+
+def test_a_cache_of_many_files_is_written_a_line_of_rows_at_a_time(tmp_path: Path) -> None:
+    results = [FileResult.of(f"t{n}.md", (n, 10), Task(id=f"t{n}", title="T", path=f"t{n}.md"))
+               for n in range(2 * cache.FRAME_ROWS + 1)]  # fmt: skip
+    cache.save(tmp_path, results)
+    lines = (tmp_path / cache.CACHE_FILE).read_bytes().splitlines()
+    assert [len(json.loads(line)) for line in lines[1:]] == [cache.FRAME_ROWS] * 2 + [1]
+    assert cache.load(tmp_path) == {result.path: result for result in results}
+
+
+def test_a_line_holds_fewer_rows_when_their_files_are_large(tmp_path: Path) -> None:
+    big = cache.FRAME_FILE_BYTES // 2
+    results = [FileResult.of(f"t{n}.md", (n, big), Task(id=f"t{n}", title="T", path=f"t{n}.md"))
+               for n in range(5)]  # fmt: skip
+    lines = cache.dumps(tmp_path, results).splitlines()
+    assert [len(json.loads(line)) for line in lines[1:]] == [2, 2, 1]
+
+
+def test_a_line_longer_than_the_cap_means_a_full_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tree(tmp_path / "r").resolve()
+    cache.save(root, TaskRepository(root).scan().files.values())
+    assert cache.load(root) != {}
+    longest = max(map(len, (root / cache.CACHE_FILE).read_bytes().splitlines(keepends=True)))
+    monkeypatch.setattr(cache, "MAX_FRAME_BYTES", longest - 1)
+    assert cache.load(root) == {}
+
+
+def test_a_packed_body_comes_back_from_the_cache_as_the_same_bytes(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    write(root, "a.md", "---\nid: a\ntitle: A\n---\n" + "Body \u00e9\r\n" * 50)
+    cold = TaskRepository(root).scan()
+    cache.save(root, cold.files.values())
+    warm = cache.load(root)["a.md"].task
+    assert warm is not None and warm.body == "Body \u00e9\r\n" * 50
+    assert warm.packed_body == cold.files["a.md"].task.packed_body  # type: ignore[union-attr]
+
+
+def test_a_save_removes_the_cache_file_of_an_older_version(tmp_path: Path) -> None:
+    root = tree(tmp_path / "r").resolve()
+    old = root / ".tasks-index" / "files.json"
+    old.parent.mkdir()
+    old.write_text('{"version": 4, "root": "", "files": []}')
+    cache.save(root, TaskRepository(root).scan().files.values())
+    assert not old.exists() and (root / cache.CACHE_FILE).exists()

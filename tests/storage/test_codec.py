@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from storage import codec
 from storage.errors import NotATask, ParseError
-from storage.model import MAX_ID_LENGTH, is_valid_id
+from storage.model import MAX_ID_LENGTH, is_valid_id, pack_text
 from tests.conftest import ODD, examples
 
 PARSEABLE_ODD = sorted(
@@ -362,7 +362,7 @@ def test_a_value_utf8_cannot_hold_is_refused_with_a_clear_error(value: object) -
 def test_a_task_utf8_cannot_hold_is_refused_before_any_text_is_made() -> None:
     task = codec.loads("---\nid: a\ntitle: T\n---\n")
     with pytest.raises(codec.Unrepresentable):
-        codec.dumps(replace(task, body="lone \udc80 surrogate"))
+        codec.dumps(replace(task, packed_body=pack_text("lone \udc80 surrogate")))
 
 
 # --- ids ---------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from storage.errors import (
 )
 from storage.files import Changed, Seen, read_seen, replace_checked
 from storage.journal import JournalWrite
-from storage.model import Task
+from storage.model import Task, pack_text
 from storage.repository import FILE_STEM_CHARS, TaskRepository, mtime_of
 from tests.conftest import REPO, write
 
@@ -359,7 +359,10 @@ def test_a_create_that_would_not_read_back_as_a_task_writes_nothing(tmp_path: Pa
 
 def test_a_batch_with_one_oversized_file_writes_none(tmp_path: Path) -> None:
     repo = TaskRepository(tmp_path, max_bytes=1000)
-    batch = [Task(id="a", title="A", path=""), Task(id="b", title="B", path="", body="x" * 2000)]
+    batch = [
+        Task(id="a", title="A", path=""),
+        Task(id="b", title="B", path="", packed_body=pack_text("x" * 2000)),
+    ]
     with pytest.raises(TooLarge):
         repo.write_batch(batch)
     assert list(tmp_path.rglob("*.md")) == []

@@ -29,10 +29,10 @@ REPLACED = st.dictionaries(PATHS, st.one_of(st.none(), CONTENT), max_size=4)
 
 def made(path: str, content: str) -> FileResult:
     if content.startswith("broken"):
-        return FileResult(path, (0, 0), problem=Problem(path, "parse_error", content))
+        return FileResult.of(path, (0, 0), problem=Problem(path, "parse_error", content))
     if content == "not a task":
-        return FileResult(path, (0, 0))
-    return FileResult(path, (0, 0), Task(id=content, title=path, path=path))
+        return FileResult.of(path, (0, 0))
+    return FileResult.of(path, (0, 0), Task(id=content, title=path, path=path))
 
 
 def file_problems(table: FileTable) -> set[tuple[str, str]]:

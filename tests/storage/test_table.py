@@ -15,7 +15,7 @@ FILES = st.lists(st.tuples(PATHS, IDS, st.integers(0, 3)), max_size=12)
 
 def result(path: str, task_id: str | None, version: int) -> FileResult:
     task = Task(id=task_id, title=f"v{version}", path=path) if task_id else None
-    return FileResult(path, (version, 1), task)
+    return FileResult.of(path, (version, 1), task)
 
 
 @given(FILES)
@@ -40,7 +40,7 @@ def test_the_first_path_wins_a_duplicate_id_whatever_the_load_order() -> None:
 
 
 def test_both_files_of_a_duplicate_id_dropped_in_one_change_remove_the_id() -> None:
-    twins = [FileResult(p, (1, 1), Task(id="dup", title=p, path=p)) for p in ("a.md", "b.md")]
+    twins = [FileResult.of(p, (1, 1), Task(id="dup", title=p, path=p)) for p in ("a.md", "b.md")]
     table = FileTable.of(twins)
     delta = Delta()
     delta.extend(table.drop("a.md"))  # b.md's task now holds the id: upserted
@@ -48,3 +48,33 @@ def test_both_files_of_a_duplicate_id_dropped_in_one_change_remove_the_id() -> N
     assert ([t.id for t in delta.upserted], delta.removed) == ([], ["dup"])
     delta.extend(table.put(twins[0]))  # and back again
     assert ([t.path for t in delta.upserted], delta.removed) == (["a.md"], [])
+
+
+STEPS = st.lists(st.tuples(PATHS, IDS, st.integers(0, 3), st.booleans()), max_size=20)
+
+
+@given(STEPS)
+def test_after_any_puts_and_drops_each_id_is_held_by_its_first_path(
+    steps: list[tuple[str, str | None, int, bool]],
+) -> None:
+    table = FileTable()
+    model: dict[str, str | None] = {}  # path -> the id its file holds
+    for path, task_id, version, dropped in steps:
+        if dropped:
+            table.drop(path)
+            model.pop(path, None)
+        else:
+            table.put(result(path, task_id, version))
+            model[path] = task_id
+    claims: dict[str, list[str]] = {}
+    for path, task_id in sorted(model.items()):
+        if task_id is not None:
+            claims.setdefault(task_id, []).append(path)
+    for task_id in ("x", "y", "z"):
+        paths = claims.get(task_id, [])
+        assert table.paths_of(task_id) == tuple(paths)
+        assert table.path_of(task_id) == (paths[0] if paths else None)
+        winner = table.winner(task_id)
+        assert (winner.path if winner else None) == table.path_of(task_id)
+    assert table.duplicates() == {i: tuple(p) for i, p in sorted(claims.items()) if len(p) > 1}
+    assert sorted(t.path for t in table.tasks()) == sorted(p[0] for p in claims.values())

@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 
 from storage import codec
-from storage.model import Task
+from storage.model import Task, pack_text
 from tests.tasks_server.conftest import NOW, call, fail, make_server
 
 pytestmark = pytest.mark.anyio
@@ -80,7 +80,7 @@ def to_task(row: Row) -> Task:
         project=row.project,
         tags=tuple(sorted(row.tags)),
         assignee=row.assignee,
-        body=f"About {WORD}.\n" if row.searchable else "Nothing here.\n",
+        packed_body=pack_text(f"About {WORD}.\n" if row.searchable else "Nothing here.\n"),
         extra=extra,
     )
 
