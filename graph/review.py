@@ -106,7 +106,7 @@ def _since(
 
 
 def _oldest_ready(index: TaskIndex, now: datetime) -> OldestReady | None:
-    since = [(r, i) for i in index.tally.ready if (r := index.record(i).local.ready_base)]
+    since = [(r, i) for i in index.tally.ready if (r := index.ready_base(i))]
     if not since:
         return None
     when, task_id = min(since)

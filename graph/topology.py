@@ -95,8 +95,7 @@ def has_acceptance_criteria(body: str) -> bool:
 
 
 def _ready_days(index: TaskIndex, task_id: str, now: datetime) -> float | None:
-    record = index.record(task_id)
-    return days_between(record.local.ready_base, now) if record.ready else None
+    return days_between(index.ready_base(task_id), now) if index.record(task_id).ready else None
 
 
 def topology_row(index: TaskIndex, task: Task, now: datetime) -> TopologyRow:
