@@ -118,7 +118,7 @@ class Store:
 
     def sources(self, kind: Kind, task_id: str) -> Iterator[str]:
         """Ids of the tasks that name `task_id` in `kind` (children, dependents, ...)."""
-        return iter(self.named_by(kind)[task_id])
+        return iter(self.referrers[kind].get(task_id, ()))
 
     def targets(self, kind: Kind, task_id: str) -> Iterator[str]:
         """Existing ids that `task_id` names in `kind`, each once."""
@@ -146,7 +146,7 @@ class Store:
         while frontier:
             following: list[str] = []
             for node in frontier:
-                for child in children[node]:
+                for child in children.get(node, ()):
                     if child not in seen:
                         seen.add(child)
                         following.append(child)
