@@ -132,7 +132,7 @@ def _candidates(index: TaskIndex, project: str | None, status: str | None) -> It
     if project is not None:
         ids: Iterable[str] = index.project_members(project)
     elif status is not None:
-        ids = index.tally.by_status.get(status, set())
+        ids = index.tally.by_status.get(status, ())
     else:
         ids = index.ids()
     if status is None:
