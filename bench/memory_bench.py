@@ -10,7 +10,7 @@ Each size runs in a fresh interpreter (`--one`): it opens a server's state on an
 - resident memory (VmRSS) of the empty server, after the load, and the difference per task;
 - the deep size (`sys.getsizeof` over everything reachable, each object counted once, in
   the order listed: a string shared by two parts counts in the first) of each part: the
-  task records, the file table, the three networkx graphs, the records of derived facts,
+  task records, the file table, the edges of each field, the records of derived facts,
   the tally, the kept orders; and, within the task records, each field.
 
 Figures only, no assertions. A deep size counts Python objects, not the allocator's free
