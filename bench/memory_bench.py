@@ -103,7 +103,9 @@ def measure(root: Path) -> list[str]:
     parts = {
         "task records": sum(fields.values()),
         "file table": deep_size((live.table.files, live.table._paths_by_id), seen),
-        **{f"graph {kind}": deep_size(edges, seen) for kind, edges in store.referrers.items()},
+        "graph parent": deep_size(store.referrers["parent"], seen),
+        "graph depends_on": deep_size(store.dependencies, seen),
+        "graph soft_depends_on": deep_size(store.referrers["soft_depends_on"], seen),
         "missing, projects, cycles": deep_size(
             (store.missing, store.by_project, store.dep_cycle, store.parent_cycle), seen
         ),

@@ -1,36 +1,40 @@
 """The raw structure of the index: tasks, typed edges, dangling references, cycles.
 
 An edge points from the task that names another to the task it names (child → parent, task →
-dependency). Each kind's edges are kept from the named side only, as `Referrers` (the tasks
-naming each task, where there are any); the other side is the naming task's own field, read
-through the ids that exist (`targets`). A reference to an id that no task has is not an edge:
-it is kept in `missing`, keyed by the missing id, and becomes an edge the moment a task with
-that id arrives.
+dependency). The depends_on edges form a compact networkx `DiGraph` over every task (the graph
+the cycle and ordering algorithms run on); the parent and soft_depends_on edges, only ever read
+as neighbours, are kept as `Referrers` (the tasks naming each task, where there are any). A
+reference to an id that no task has is not an edge: it is kept in `missing`, keyed by the
+missing id, and becomes an edge the moment a task with that id arrives.
 
 Cycles are kept as they change, never recomputed whole: `dep_cycle` maps every member of a
 dependency cycle (a strongly connected component with more than one member, or a self-loop)
 to its sorted member tuple; `parent_cycle` does the same for parent cycles.
 
-`load` fills an empty store in bulk (one pass over each kind's edges) and looks for dependency
-cycles only among what a topological (Kahn) pass cannot order, with networkx's strongly
-connected components over the subgraph of those (usually none); the engine's walk down from
-the roots then tells whether `find_parent_cycles` has anything to find.
+`load` fills an empty store in bulk (`bulk_digraph`, one pass over each kind's edges) and
+looks for dependency cycles only among what a topological (Kahn) pass cannot order; the
+engine's walk down from the roots then tells whether `find_parent_cycles` has anything to find.
 
 Every mutating method returns the ids whose local facts may have changed (`_derive` recomputes
-those and whatever inherits from them). Within an `upsert` the task's new fields (its targets)
-are in place before its new edges are noted in `Referrers`: a cycle search then finds no more
-than the cycle's members in the finished edit, and linking the task's own edge on that cycle
-finds all of them (a property test holds the kept cycles equal to networkx's components
-after any edits).
+those and whatever inherits from them).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from itertools import chain
 from typing import Literal, TypeVar
 
+import networkx as nx
+
+from graph._digraph import (
+    add_edge,
+    add_node,
+    bulk_digraph,
+    predecessors,
+    remove_edge,
+    remove_node,
+    successors,
+)
 from graph._referrers import Referrers
 from graph.cycles import (
     closing_cycle,
@@ -41,7 +45,7 @@ from graph.cycles import (
 )
 from storage.model import TERMINAL_STATUSES, Task
 
-__all__ = ["KINDS", "IdSet", "Kind", "NamedBy", "Store", "Targets", "references"]
+__all__ = ["KINDS", "IdSet", "Kind", "NamedBy", "Store", "references"]
 
 Kind = Literal["parent", "depends_on", "soft_depends_on"]
 KINDS: tuple[Kind, ...] = ("parent", "depends_on", "soft_depends_on")
@@ -73,24 +77,6 @@ def _note(found: dict[K, set[str]], key: K, task_id: str) -> None:
         members.add(task_id)
 
 
-def _existing(tasks: Mapping[str, Task], ids: Iterable[str]) -> dict[str, None]:
-    """The ids among `ids` that a task has, each once, in order."""
-    return {target: None for target in ids if target in tasks}
-
-
-class Targets:
-    """Task id → the existing ids it names in one field, each once: the task's edges of that
-    kind, read off the field itself (the store keeps only the other side)."""
-
-    __slots__ = ("_kind", "_tasks")
-
-    def __init__(self, tasks: Mapping[str, Task], kind: Kind) -> None:
-        self._tasks, self._kind = tasks, kind
-
-    def __getitem__(self, task_id: str) -> dict[str, None]:
-        return _existing(self._tasks, references(self._tasks[task_id], self._kind))
-
-
 def _unblock_relevant(old: Task, new: Task) -> bool:
     """True when a change to a task can change the facts of its dependents and its parent."""
     return (old.status in TERMINAL_STATUSES) != (new.status in TERMINAL_STATUSES) or (
@@ -103,7 +89,11 @@ class Store:
 
     def __init__(self) -> None:
         self.tasks: dict[str, Task] = {}
-        self.referrers: dict[Kind, Referrers] = {kind: Referrers() for kind in KINDS}
+        self.dependencies: nx.DiGraph[str] = bulk_digraph((), (), compact=True)
+        self.referrers: dict[Kind, Referrers] = {
+            "parent": Referrers(),
+            "soft_depends_on": Referrers(),
+        }
         self.missing: dict[Kind, dict[str, set[str]]] = {kind: {} for kind in KINDS}
         self.by_project: dict[str | None, set[str]] = {}
         self.dep_cycle: dict[str, tuple[str, ...]] = {}
@@ -120,20 +110,26 @@ class Store:
     def named_by(self, kind: Kind) -> NamedBy:
         """Task id → the ids of the tasks that name it in `kind` (read-only; any task reads
         as named by none when nobody names it, but `.get` may give None then)."""
+        if kind == "depends_on":
+            return predecessors(self.dependencies)
         return self.referrers[kind]
 
     def sources(self, kind: Kind, task_id: str) -> Iterator[str]:
         """Ids of the tasks that name `task_id` in `kind` (children, dependents, ...)."""
+        if kind == "depends_on":
+            return iter(predecessors(self.dependencies)[task_id])
         return iter(self.referrers[kind].get(task_id, ()))
 
     def targets(self, kind: Kind, task_id: str) -> Iterator[str]:
         """Existing ids that `task_id` names in `kind`, each once."""
-        return iter(Targets(self.tasks, kind)[task_id])
+        if kind == "depends_on":
+            return iter(successors(self.dependencies)[task_id])
+        return iter(self._existing(references(self.tasks[task_id], kind)))
 
-    def dependencies(self) -> Targets:
-        """Task id → the existing ids it depends on: its depends_on edges, the successors
-        the cycle searches walk."""
-        return Targets(self.tasks, "depends_on")
+    def _existing(self, ids: Iterable[str]) -> dict[str, None]:
+        """`ids` that a task has, each once, in order."""
+        tasks = self.tasks
+        return {target: None for target in ids if target in tasks}
 
     def walk_up(self, task_id: str) -> Iterator[str]:
         """Ancestors of `task_id`, nearest first, each once, never `task_id` itself."""
@@ -167,6 +163,7 @@ class Store:
         by_id = self.tasks = {task.id: task for task in tasks}
         for task_id, task in by_id.items():
             _note(self.by_project, task.project, task_id)
+        self.dependencies = bulk_digraph(by_id, self._edges("depends_on"), compact=True)
         for kind in self.referrers:
             self.referrers[kind] = Referrers.gathered(self._edges(kind))
         self._find_dep_cycles()
@@ -186,9 +183,9 @@ class Store:
 
     def _find_dep_cycles(self) -> None:
         """Components only among what a topological pass cannot order: usually nothing."""
-        named_by = self.referrers["depends_on"]
-        counts = Counter(chain.from_iterable(named_by.values()))  # each task's targets
-        for members in cycles_among(self.dependencies(), cycle_candidates(counts, named_by)):
+        graph = self.dependencies
+        counts = {node: len(targets) for node, targets in successors(graph).items() if targets}
+        for members in cycles_among(graph, cycle_candidates(counts, predecessors(graph))):
             for member in members:
                 self.dep_cycle[member] = members
 
@@ -217,7 +214,7 @@ class Store:
             dirty |= self._add_node(task.id)
         elif _unblock_relevant(old, task):
             dirty.update(self.sources("depends_on", task.id))
-            dirty.update(_existing(self.tasks, references(old, "parent")))
+            dirty.update(self._existing(references(old, "parent")))
         if old is None or old.project != task.project:
             self._move_project(task.id, None if old is None else old.project, task.project)
         for kind in KINDS:
@@ -238,14 +235,17 @@ class Store:
             if sources:
                 self.missing[kind].setdefault(task_id, set()).update(sources)
             self._drop_node(kind, task_id, targets)
-        del self.tasks[task_id]
         dirty |= self._resplit(self.dep_cycle.get(task_id, ()))
         self._move_project(task_id, old.project, None, add=False)
+        del self.tasks[task_id]
         dirty.discard(task_id)
         return dirty
 
     def _drop_node(self, kind: Kind, task_id: str, targets: Iterable[str]) -> None:
         """Take a leaving task's edges of `kind` out (`targets`: the ids it names)."""
+        if kind == "depends_on":
+            remove_node(self.dependencies, task_id)
+            return
         referrers = self.referrers[kind]
         for target in targets:
             referrers.unlink(task_id, target)
@@ -254,6 +254,7 @@ class Store:
     def _add_node(self, task_id: str) -> set[str]:
         """A new id: its dangling referrers become edges (and may close cycles)."""
         dirty: set[str] = set()
+        add_node(self.dependencies, task_id)
         for kind in KINDS:
             for source in sorted(self.missing[kind].pop(task_id, ())):
                 dirty.add(source)
@@ -290,9 +291,10 @@ class Store:
         """Add the edge source → target between existing tasks; return new cycle members."""
         if source == target:
             self.self_references.add((source, kind))
-        self.referrers[kind].link(source, target)
         if kind == "depends_on":
+            add_edge(self.dependencies, source, target)
             return self._close_dep_cycle(source, target)
+        self.referrers[kind].link(source, target)
         if kind == "parent":
             return self._note_parent_cycle(source)
         return set()
@@ -317,7 +319,10 @@ class Store:
         cycle = self.dep_cycle.get(source, ()) if kind == "depends_on" else ()
         if kind == "parent":
             dirty |= self._break_parent_cycle(source)
-        self.referrers[kind].unlink(source, target)
+        if kind == "depends_on":
+            remove_edge(self.dependencies, source, target)
+        else:
+            self.referrers[kind].unlink(source, target)
         if target in cycle:
             dirty |= self._resplit(cycle)
         return dirty
@@ -328,7 +333,8 @@ class Store:
         known = self.dep_cycle.get(source)
         if known is not None and target in known:
             return set()
-        members = closing_cycle(source, target, self.dependencies(), self.referrers["depends_on"])
+        graph = self.dependencies
+        members = closing_cycle(source, target, graph.succ, graph.pred)
         cycle = tuple(sorted(members))
         for member in cycle:
             self.dep_cycle[member] = cycle
@@ -340,8 +346,8 @@ class Store:
             return set()
         for member in cycle:
             del self.dep_cycle[member]
-        existing = [member for member in cycle if member in self.tasks]
-        for members in cycles_among(self.dependencies(), existing):
+        graph = self.dependencies
+        for members in cycles_among(graph, [n for n in cycle if n in graph]):
             for member in members:
                 self.dep_cycle[member] = members
         return set(cycle)

@@ -18,8 +18,6 @@ from typing import Protocol
 
 import networkx as nx
 
-from graph._digraph import bulk_digraph
-
 __all__ = [
     "Adjacency",
     "closing_cycle",
@@ -132,21 +130,18 @@ def cycle_candidates(
     return [node for node, left in remaining.items() if left]
 
 
-def cycles_among(targets: Adjacency, nodes: Collection[str]) -> list[tuple[str, ...]]:
-    """The cycles of the subgraph `nodes` induce in the graph `targets` describes (node → its
-    successors; a networkx graph is one), as `cyclic_components` lists them. networkx finds
-    the strongly connected components of a `DiGraph` made of that subgraph alone.
+def cycles_among(graph: nx.DiGraph[str], nodes: Collection[str]) -> list[tuple[str, ...]]:
+    """The cycles of the subgraph `nodes` induce in `graph`, as `cyclic_components` lists
+    them.
 
-    >>> targets = {"a": ["b"], "b": ["a", "c"], "c": [], "d": ["d"]}
-    >>> cycles_among(targets, ["a", "b", "c", "d"]), cycles_among(targets, ["a", "c"])
+    >>> graph = nx.DiGraph([("a", "b"), ("b", "a"), ("b", "c"), ("d", "d")])
+    >>> cycles_among(graph, ["a", "b", "c", "d"]), cycles_among(graph, ["a", "c"])
     ([('a', 'b'), ('d',)], [])
     """
     if not nodes:
         return []
-    within = set(nodes)
-    edges = [(node, target) for node in within for target in targets[node] if target in within]
-    subgraph = bulk_digraph(within, edges)
-    loops = {source for source, target in edges if source == target}
+    subgraph = graph.subgraph(nodes)
+    loops = {node for node in nodes if subgraph.has_edge(node, node)}
     return cyclic_components(nx.strongly_connected_components(subgraph), loops)
 
 

@@ -1,6 +1,5 @@
-"""The store's edges, kept edit by edit from the named side only, are the edges a fresh load
-gives and the edges networkx finds in the tasks' fields; its dependency cycles are the strongly
-connected components networkx finds."""
+"""The store's edges, kept edit by edit in compact form, are the edges a fresh load gives and
+the edges networkx finds in the tasks' fields."""
 
 from __future__ import annotations
 
@@ -8,6 +7,7 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graph._digraph import NO_NEIGHBOURS, predecessors, successors
 from graph._store import KINDS, Kind, Store, references
 from storage.model import Task
 from tests.conftest import examples
@@ -33,22 +33,14 @@ def edges_by_networkx(tasks: list[Task], kind: Kind) -> dict[str, tuple[list[str
 
 
 def assert_compact(store: Store) -> None:
-    """Only existing tasks that somebody names have an entry."""
+    """No node keeps an empty neighbour dict of its own, and nobody is noted as naming
+    nobody."""
+    graph = store.dependencies
+    assert sorted(graph) == sorted(store.tasks)
+    for side in (successors(graph), predecessors(graph)):
+        assert all(found or found is NO_NEIGHBOURS for found in side.values())
     for referrers in store.referrers.values():
         assert all(referrers.values()) and set(referrers) <= set(store.tasks)
-
-
-def cycles_by_networkx(tasks: list[Task]) -> dict[str, tuple[str, ...]]:
-    """Member → its sorted cycle, for every dependency cycle networkx finds (the oracle)."""
-    graph: nx.DiGraph[str] = nx.DiGraph()
-    graph.add_nodes_from(task.id for task in tasks)
-    graph.add_edges_from((t.id, d) for t in tasks for d in t.depends_on if d in graph)
-    found: dict[str, tuple[str, ...]] = {}
-    for component in nx.strongly_connected_components(graph):
-        members = tuple(sorted(component))
-        if len(members) > 1 or graph.has_edge(members[0], members[0]):
-            found.update(dict.fromkeys(members, members))
-    return found
 
 
 def fresh(tasks: list[Task]) -> Store:
@@ -75,7 +67,6 @@ def test_edited_edges_equal_a_fresh_load_and_networkx(
         assert {k: edges_of(store, k) for k in KINDS} == {
             k: edges_by_networkx(current, k) for k in KINDS
         }
-        assert store.dep_cycle == cycles_by_networkx(current)
         again = fresh(current)
         assert {k: edges_of(store, k) for k in KINDS} == {k: edges_of(again, k) for k in KINDS}
         assert store.dep_cycle == again.dep_cycle and store.parent_cycle == again.parent_cycle
@@ -106,6 +97,6 @@ def test_removing_a_task_that_names_itself_and_a_missing_id_leaves_nothing_behin
     store = fresh([Task(id="a", title="A", path="a.md", parent="a", depends_on=("a", "x"))])
     assert store.parent_cycle == {"a": ("a",)} and store.dep_cycle == {"a": ("a",)}
     store.remove("a")
-    assert not store.tasks
+    assert not store.tasks and not list(store.dependencies)
     assert not any(store.referrers.values())
     assert store.missing == {kind: {} for kind in KINDS} and not store.self_references
