@@ -10,7 +10,7 @@ Each size runs in a fresh interpreter (`--one`): it opens a server's state on an
 - resident memory (VmRSS) of the empty server, after the load, and the difference per task;
 - the deep size (`sys.getsizeof` over everything reachable, each object counted once, in
   the order listed: a string shared by two parts counts in the first) of each part: the
-  task records, the file table, the three networkx graphs, the records of derived facts,
+  task records, the file table, the edges of each field, the records of derived facts,
   the tally, the kept orders; and, within the task records, each field.
 
 Figures only, no assertions. A deep size counts Python objects, not the allocator's free
@@ -103,7 +103,9 @@ def measure(root: Path) -> list[str]:
     parts = {
         "task records": sum(fields.values()),
         "file table": deep_size((live.table.files, live.table._paths_by_id), seen),
-        **{f"graph {kind}": deep_size(g, seen) for kind, g in store.graphs.items()},
+        "graph parent": deep_size(store.referrers["parent"], seen),
+        "graph depends_on": deep_size(store.dependencies, seen),
+        "graph soft_depends_on": deep_size(store.referrers["soft_depends_on"], seen),
         "missing, projects, cycles": deep_size(
             (store.missing, store.by_project, store.dep_cycle, store.parent_cycle), seen
         ),

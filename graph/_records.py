@@ -14,6 +14,13 @@ strictly above, whatever the task's own status.
 Each layer has one rule, `make_local` and `make_record`, which the full build
 (`build_records`: every task, parents first, counts gathered for all at once) and an edit
 (`compute_local`, `compute_record`: one task, counts read from the store) both call.
+
+Memory: a `Local` holds nothing particular to its task but its cycle (counts, flags, status
+and type strings), so most tasks of a tree have a `Local` equal to another's (about 16k
+distinct values among 100k tasks); a build shares one tuple among equal ones. What a
+task's readiness dates from (`ready_base`) differs for nearly every task, so it is not kept:
+it is read from the task and its dependencies when asked, which gives what a record made now
+would hold.
 """
 
 from __future__ import annotations
@@ -36,12 +43,13 @@ __all__ = [
     "compute_record",
     "make_local",
     "make_record",
+    "ready_base",
 ]
 
 
 class Local(NamedTuple):
     """Facts of one task that do not depend on its ancestors (a tuple: cheap to make, 100k at
-    a build)."""
+    a build, and equal ones shared)."""
 
     status: str
     type: str
@@ -59,7 +67,6 @@ class Local(NamedTuple):
     status_blocked: bool
     cycle: tuple[str, ...]
     own_blocked: bool
-    ready_base: datetime | None
 
 
 class Record(NamedTuple):
@@ -85,19 +92,29 @@ LocalOf = Callable[[str], Local]
 _tuple_new = tuple.__new__
 
 
-def _dependency_state(task: Task, tasks: Mapping[str, Task]) -> tuple[int, int, datetime | None]:
-    """(unmet, dangling, latest of `modified` and the satisfied dependencies' `completed`)."""
+def _dependency_state(task: Task, tasks: Mapping[str, Task]) -> tuple[int, int]:
+    """(unmet, dangling) dependencies of `task`."""
     unmet = dangling = 0
-    latest = task.modified
     for dep_id in task.depends_on:
         dep = tasks.get(dep_id)
         if dep is None:
             dangling += 1
         elif dep.status not in TERMINAL_STATUSES:
             unmet += 1
-        elif dep.completed is not None and (latest is None or dep.completed > latest):
+    return unmet, dangling
+
+
+def ready_base(task: Task, tasks: Mapping[str, Task]) -> datetime | None:
+    """What a task's readiness dates from: the latest of its `modified` and the `completed`
+    of its satisfied (terminal) dependencies (None when it has none of them)."""
+    latest = task.modified
+    for dep_id in task.depends_on:
+        dep = tasks.get(dep_id)
+        if dep is None or dep.status not in TERMINAL_STATUSES:
+            continue
+        if dep.completed is not None and (latest is None or dep.completed > latest):
             latest = dep.completed
-    return unmet, dangling, latest
+    return latest
 
 
 def make_local(
@@ -114,7 +131,7 @@ def make_local(
     naming it (which the bulk build counts all at once and an edit counts task by task)."""
     status, deps, parent = task.status, task.depends_on, task.parent
     terminal = status in TERMINAL_STATUSES
-    unmet, dangling, ready_base = _dependency_state(task, tasks) if deps else (0, 0, task.modified)
+    unmet, dangling = _dependency_state(task, tasks) if deps else (0, 0)
     status_blocked = status == BLOCKED_STATUS
     own_blocked = not terminal and (status_blocked or unmet > 0 or dangling > 0 or bool(cycle))
     return _tuple_new(
@@ -136,7 +153,6 @@ def make_local(
             status_blocked,
             cycle,
             own_blocked,
-            ready_base,
         ),
     )
 
@@ -206,6 +222,8 @@ def build_records(store: Store, seeds: Iterable[str]) -> dict[str, Record]:
     children, open_children = store.named_by("parent"), _open_children(tasks)
     blocking, soft = store.named_by("depends_on"), store.named_by("soft_depends_on")
     on_parent_cycle = {member: compute_local(store, member) for member in cyclic}
+    shared: dict[Local, Local] = {}
+    share = shared.setdefault
     records: dict[str, Record] = {}
     order = list(seeds)  # grows as it goes, with the parent's record of each task in `aboves`
     aboves: list[Record | None] = [None] * len(order)
@@ -220,6 +238,7 @@ def build_records(store: Store, seeds: Iterable[str]) -> dict[str, Record]:
             blocking_count=len(blocking.get(task_id, ())),
             soft_blocking_count=len(soft.get(task_id, ())),
         )
+        local = share(local, local)  # an equal one made before, if any
         record = make_record(store, task_id, local, above, on_parent_cycle.__getitem__)
         records[task_id] = record
         if below:

@@ -1,7 +1,9 @@
 """The raw structure of the index: tasks, typed edges, dangling references, cycles.
 
-One networkx `DiGraph` per edge kind, all sharing the task ids as nodes; an edge points from
-the task that names another to the task it names (child → parent, task → dependency). A
+An edge points from the task that names another to the task it names (child → parent, task →
+dependency). The depends_on edges form a compact networkx `DiGraph` over every task (the graph
+the cycle and ordering algorithms run on); the parent and soft_depends_on edges, only ever read
+as neighbours, are kept as `Referrers` (the tasks naming each task, where there are any). A
 reference to an id that no task has is not an edge: it is kept in `missing`, keyed by the
 missing id, and becomes an edge the moment a task with that id arrives.
 
@@ -19,12 +21,21 @@ those and whatever inherits from them).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Literal, TypeVar
 
 import networkx as nx
 
-from graph._digraph import Neighbours, bulk_digraph, predecessors, successors
+from graph._digraph import (
+    add_edge,
+    add_node,
+    bulk_digraph,
+    predecessors,
+    remove_edge,
+    remove_node,
+    successors,
+)
+from graph._referrers import Referrers
 from graph.cycles import (
     closing_cycle,
     cycle_candidates,
@@ -34,10 +45,16 @@ from graph.cycles import (
 )
 from storage.model import TERMINAL_STATUSES, Task
 
-__all__ = ["KINDS", "Kind", "Store", "references"]
+__all__ = ["KINDS", "IdSet", "Kind", "NamedBy", "Store", "references"]
 
 Kind = Literal["parent", "depends_on", "soft_depends_on"]
 KINDS: tuple[Kind, ...] = ("parent", "depends_on", "soft_depends_on")
+NamedBy = Mapping[str, Collection[str]]
+IdSet = dict[str, None]
+"""A set of ids kept as a dict's keys: 20-40 bytes per member where a `set` of a few
+thousand takes about 100 (a set grows fourfold at a time and stays mostly empty), for groups
+that are iterated, counted and sorted but not asked about one id (a dict answers a miss about
+1.5x slower than a set)."""
 K = TypeVar("K")
 
 
@@ -51,7 +68,8 @@ def references(task: Task | None, kind: Kind) -> tuple[str, ...]:
 
 
 def _note(found: dict[K, set[str]], key: K, task_id: str) -> None:
-    """Add `task_id` to the set under `key` (a missing id's referrers, a project's members)."""
+    """Add `task_id` to the set under `key` (a missing id's referrers, a project's members:
+    sets, since readers test membership, which a set answers fastest when most ids miss)."""
     members = found.get(key)
     if members is None:
         found[key] = {task_id}
@@ -71,7 +89,11 @@ class Store:
 
     def __init__(self) -> None:
         self.tasks: dict[str, Task] = {}
-        self.graphs: dict[Kind, nx.DiGraph[str]] = {kind: nx.DiGraph() for kind in KINDS}
+        self.dependencies: nx.DiGraph[str] = bulk_digraph((), (), compact=True)
+        self.referrers: dict[Kind, Referrers] = {
+            "parent": Referrers(),
+            "soft_depends_on": Referrers(),
+        }
         self.missing: dict[Kind, dict[str, set[str]]] = {kind: {} for kind in KINDS}
         self.by_project: dict[str | None, set[str]] = {}
         self.dep_cycle: dict[str, tuple[str, ...]] = {}
@@ -85,17 +107,29 @@ class Store:
         parent = self.tasks[task_id].parent
         return parent if parent is not None and parent in self.tasks else None
 
-    def named_by(self, kind: Kind) -> Neighbours:
-        """Task id → the ids of the tasks that name it in `kind` (read-only)."""
-        return predecessors(self.graphs[kind])
+    def named_by(self, kind: Kind) -> NamedBy:
+        """Task id → the ids of the tasks that name it in `kind` (read-only; any task reads
+        as named by none when nobody names it, but `.get` may give None then)."""
+        if kind == "depends_on":
+            return predecessors(self.dependencies)
+        return self.referrers[kind]
 
     def sources(self, kind: Kind, task_id: str) -> Iterator[str]:
         """Ids of the tasks that name `task_id` in `kind` (children, dependents, ...)."""
-        return iter(predecessors(self.graphs[kind])[task_id])
+        if kind == "depends_on":
+            return iter(predecessors(self.dependencies)[task_id])
+        return iter(self.referrers[kind].get(task_id, ()))
 
     def targets(self, kind: Kind, task_id: str) -> Iterator[str]:
-        """Existing ids that `task_id` names in `kind`."""
-        return iter(successors(self.graphs[kind])[task_id])
+        """Existing ids that `task_id` names in `kind`, each once."""
+        if kind == "depends_on":
+            return iter(successors(self.dependencies)[task_id])
+        return iter(self._existing(references(self.tasks[task_id], kind)))
+
+    def _existing(self, ids: Iterable[str]) -> dict[str, None]:
+        """`ids` that a task has, each once, in order."""
+        tasks = self.tasks
+        return {target: None for target in ids if target in tasks}
 
     def walk_up(self, task_id: str) -> Iterator[str]:
         """Ancestors of `task_id`, nearest first, each once, never `task_id` itself."""
@@ -114,7 +148,7 @@ class Store:
         while frontier:
             following: list[str] = []
             for node in frontier:
-                for child in children[node]:
+                for child in children.get(node, ()):
                     if child not in seen:
                         seen.add(child)
                         following.append(child)
@@ -129,8 +163,9 @@ class Store:
         by_id = self.tasks = {task.id: task for task in tasks}
         for task_id, task in by_id.items():
             _note(self.by_project, task.project, task_id)
-        for kind in KINDS:
-            self.graphs[kind] = bulk_digraph(by_id, self._edges(kind))
+        self.dependencies = bulk_digraph(by_id, self._edges("depends_on"), compact=True)
+        for kind in self.referrers:
+            self.referrers[kind] = Referrers.gathered(self._edges(kind))
         self._find_dep_cycles()
         return [t for t, task in by_id.items() if task.parent is None or task.parent not in by_id]
 
@@ -148,7 +183,7 @@ class Store:
 
     def _find_dep_cycles(self) -> None:
         """Components only among what a topological pass cannot order: usually nothing."""
-        graph = self.graphs["depends_on"]
+        graph = self.dependencies
         counts = {node: len(targets) for node, targets in successors(graph).items() if targets}
         for members in cycles_among(graph, cycle_candidates(counts, predecessors(graph))):
             for member in members:
@@ -179,7 +214,7 @@ class Store:
             dirty |= self._add_node(task.id)
         elif _unblock_relevant(old, task):
             dirty.update(self.sources("depends_on", task.id))
-            dirty.update(self.targets("parent", task.id))
+            dirty.update(self._existing(references(old, "parent")))
         if old is None or old.project != task.project:
             self._move_project(task.id, None if old is None else old.project, task.project)
         for kind in KINDS:
@@ -193,23 +228,33 @@ class Store:
         for kind in KINDS:
             for target in set(references(old, kind)):
                 self._unreference(kind, task_id, target)
-            dirty.update(self.graphs[kind].succ[task_id])
-            sources = set(self.graphs[kind].pred[task_id]) - {task_id}
+            targets = list(self.targets(kind, task_id))
+            dirty.update(targets)
+            sources = set(self.sources(kind, task_id)) - {task_id}
             dirty |= sources
             if sources:
                 self.missing[kind].setdefault(task_id, set()).update(sources)
-            self.graphs[kind].remove_node(task_id)
+            self._drop_node(kind, task_id, targets)
         dirty |= self._resplit(self.dep_cycle.get(task_id, ()))
         self._move_project(task_id, old.project, None, add=False)
         del self.tasks[task_id]
         dirty.discard(task_id)
         return dirty
 
+    def _drop_node(self, kind: Kind, task_id: str, targets: Iterable[str]) -> None:
+        """Take a leaving task's edges of `kind` out (`targets`: the ids it names)."""
+        if kind == "depends_on":
+            remove_node(self.dependencies, task_id)
+            return
+        referrers = self.referrers[kind]
+        for target in targets:
+            referrers.unlink(task_id, target)
+        referrers.forget(task_id)
+
     def _add_node(self, task_id: str) -> set[str]:
         """A new id: its dangling referrers become edges (and may close cycles)."""
         dirty: set[str] = set()
-        for kind in KINDS:
-            self.graphs[kind].add_node(task_id)
+        add_node(self.dependencies, task_id)
         for kind in KINDS:
             for source in sorted(self.missing[kind].pop(task_id, ())):
                 dirty.add(source)
@@ -225,7 +270,7 @@ class Store:
             if not members:
                 del self.by_project[old]
         if add:
-            self.by_project.setdefault(new, set()).add(task_id)
+            _note(self.by_project, new, task_id)
 
     def _relink(
         self, kind: Kind, task_id: str, old: tuple[str, ...], new: tuple[str, ...]
@@ -246,9 +291,10 @@ class Store:
         """Add the edge source → target between existing tasks; return new cycle members."""
         if source == target:
             self.self_references.add((source, kind))
-        self.graphs[kind].add_edge(source, target)
         if kind == "depends_on":
+            add_edge(self.dependencies, source, target)
             return self._close_dep_cycle(source, target)
+        self.referrers[kind].link(source, target)
         if kind == "parent":
             return self._note_parent_cycle(source)
         return set()
@@ -273,7 +319,10 @@ class Store:
         cycle = self.dep_cycle.get(source, ()) if kind == "depends_on" else ()
         if kind == "parent":
             dirty |= self._break_parent_cycle(source)
-        self.graphs[kind].remove_edge(source, target)
+        if kind == "depends_on":
+            remove_edge(self.dependencies, source, target)
+        else:
+            self.referrers[kind].unlink(source, target)
         if target in cycle:
             dirty |= self._resplit(cycle)
         return dirty
@@ -284,7 +333,7 @@ class Store:
         known = self.dep_cycle.get(source)
         if known is not None and target in known:
             return set()
-        graph = self.graphs["depends_on"]
+        graph = self.dependencies
         members = closing_cycle(source, target, graph.succ, graph.pred)
         cycle = tuple(sorted(members))
         for member in cycle:
@@ -297,7 +346,7 @@ class Store:
             return set()
         for member in cycle:
             del self.dep_cycle[member]
-        graph = self.graphs["depends_on"]
+        graph = self.dependencies
         for members in cycles_among(graph, [n for n in cycle if n in graph]):
             for member in members:
                 self.dep_cycle[member] = members

@@ -2,6 +2,10 @@
 
 The index removes a task's old `Record` and adds its new one whenever the record changes, so
 the counters are always exactly what a recount would give, at the cost of the change.
+
+A group of ids is kept only where its members are listed (ready, blocked, by status, ...),
+as an `IdSet` (a dict's keys: a `set` of a few thousand ids takes five times the memory);
+leaves are only counted.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from operator import and_, itemgetter, not_
 from typing import Any, TypeVar
 
 from graph._records import Local, Record
+from graph._store import IdSet
 from storage.model import IN_PROGRESS_STATUS
 
 __all__ = ["Tally"]
@@ -27,32 +32,32 @@ def _bump(counter: Counter[K], key: K, sign: int) -> None:
         del counter[key]
 
 
-def _mark(members: set[str], task_id: str, on: bool, sign: int) -> None:
+def _mark(members: IdSet, task_id: str, on: bool, sign: int) -> None:
     if on:
         if sign > 0:
-            members.add(task_id)
+            members[task_id] = None
         else:
-            members.discard(task_id)
+            members.pop(task_id, None)
 
 
-def _file(buckets: dict[K, set[str]], key: K, task_id: str, sign: int) -> None:
+def _file(buckets: dict[K, IdSet], key: K, task_id: str, sign: int) -> None:
     if sign > 0:
-        buckets.setdefault(key, set()).add(task_id)
+        buckets.setdefault(key, {})[task_id] = None
         return
     members = buckets[key]
-    members.discard(task_id)
+    members.pop(task_id, None)
     if not members:
         del buckets[key]
 
 
-def _group(buckets: dict[K, set[str]], ids: Iterable[str], keys: Iterable[K]) -> None:
+def _group(buckets: dict[K, IdSet], ids: Iterable[str], keys: Iterable[K]) -> None:
     """`_file` each id under its key (`ids` and `keys` in step), in one loop."""
     for task_id, key in zip(ids, keys, strict=True):
         members = buckets.get(key)
         if members is None:
-            buckets[key] = {task_id}
+            buckets[key] = {task_id: None}
         else:
-            members.add(task_id)
+            members[task_id] = None
 
 
 # Field readers by name (`itemgetter`: the fastest C-level read of a tuple field).
@@ -64,18 +69,18 @@ class Tally:
     """Counts and member sets over every task in the index."""
 
     def __init__(self) -> None:
-        self.by_status: dict[str, set[str]] = {}
+        self.by_status: dict[str, IdSet] = {}
         self.by_type: Counter[str] = Counter()
-        self.ready: set[str] = set()
-        self.blocked: set[str] = set()
-        self.roots: set[str] = set()
-        self.leaves: set[str] = set()
-        self.orphans: set[str] = set()
-        self.terminal_open: set[str] = set()
+        self.ready: IdSet = {}
+        self.blocked: IdSet = {}
+        self.roots: IdSet = {}
+        self.leaf_count = 0
+        self.orphans: IdSet = {}
+        self.terminal_open: IdSet = {}
         self.depths: Counter[int] = Counter()
         self.depth_sum = 0
         self.in_degrees: Counter[int] = Counter()
-        self.out_degrees: dict[int, set[str]] = {}
+        self.out_degrees: dict[int, IdSet] = {}
         self.edges = 0
         self.dangling = 0
 
@@ -85,12 +90,12 @@ class Tally:
 
     def add_all(self, records: Mapping[str, Record]) -> None:
         """`add` each of `records` to an empty tally, in the same order, a field at a time:
-        each field is one C-level pass (`map(itemgetter)`), each counter or set another
-        (`compress`, `Counter.update`, `sum`)."""
+        each field is one C-level pass (`map(itemgetter)`), each counter or group another
+        (`compress`, `dict.fromkeys`, `Counter.update`, `sum`)."""
         ids, rows = list(records), records.values()
         self._add_locals(ids, list(map(_RECORD["local"], rows)))
-        self.ready.update(compress(ids, map(_RECORD["ready"], rows)))
-        self.blocked.update(compress(ids, map(_RECORD["blocked"], rows)))
+        self.ready.update(dict.fromkeys(compress(ids, map(_RECORD["ready"], rows))))
+        self.blocked.update(dict.fromkeys(compress(ids, map(_RECORD["blocked"], rows))))
         known = [depth for depth in map(_RECORD["depth"], rows) if depth is not None]
         self.depths.update(known)
         self.depth_sum += sum(known)
@@ -103,12 +108,13 @@ class Tally:
 
         _group(self.by_status, ids, column("status"))
         self.by_type.update(column("type"))
-        self.roots.update(compress(ids, column("is_root")))
+        self.roots.update(dict.fromkeys(compress(ids, column("is_root"))))
         is_leaf = column("is_leaf")
-        self.leaves.update(compress(ids, is_leaf))
+        self.leaf_count += sum(is_leaf)
         has_open = map(not_, is_leaf)
-        self.terminal_open.update(compress(ids, map(and_, column("terminal"), has_open)))
-        self.orphans.update(compress(ids, column("is_orphan")))
+        terminal_open = compress(ids, map(and_, column("terminal"), has_open))
+        self.terminal_open.update(dict.fromkeys(terminal_open))
+        self.orphans.update(dict.fromkeys(compress(ids, column("is_orphan"))))
         blocked_by = column("blocked_by_count")
         self.in_degrees.update(blocked_by)
         self.edges += sum(blocked_by)
@@ -140,7 +146,7 @@ class Tally:
         _file(self.by_status, local.status, task_id, sign)
         _bump(self.by_type, local.type, sign)
         _mark(self.roots, task_id, local.is_root, sign)
-        _mark(self.leaves, task_id, local.is_leaf, sign)
+        self.leaf_count += sign * local.is_leaf
         _mark(self.orphans, task_id, local.is_orphan, sign)
         _mark(self.terminal_open, task_id, local.terminal and not local.is_leaf, sign)
         self._count_degrees(task_id, local, sign)

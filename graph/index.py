@@ -27,10 +27,18 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Sequence
+from datetime import datetime
 from typing import Self
 
 from graph._order import Group, GroupKind, Order, OrderedIds, sort_key
-from graph._records import Local, Record, build_records, compute_local, compute_record
+from graph._records import (
+    Local,
+    Record,
+    build_records,
+    compute_local,
+    compute_record,
+    ready_base,
+)
 from graph._store import Kind, Store
 from graph._tally import Tally
 from graph.cycles import closing_cycle, parent_cycle_through
@@ -97,7 +105,13 @@ class TaskIndex:
                 self._tally.remove(task_id, self._records.pop(task_id))
         for task in upserted:
             dirty |= store.upsert(task)
-        return {t: compute_local(store, t) for t in dirty if t in store.tasks}
+        return {t: self._local_now(t) for t in dirty if t in store.tasks}
+
+    def _local_now(self, task_id: str) -> Local:
+        """The task's `Local` from the store now: the one its record holds when equal (that
+        one may be shared with other tasks; the new one would not be)."""
+        local, record = compute_local(self._store, task_id), self._records.get(task_id)
+        return record.local if record is not None and record.local == local else local
 
     def _settle(self, pending: dict[str, Local]) -> None:
         """Recompute the records of `pending` (new `Local`s) and of every task that inherits
@@ -308,8 +322,13 @@ class TaskIndex:
             is_ready=record.ready,
             is_blocked=record.blocked,
             reasons=self.reasons(task_id),
-            ready_since=local.ready_base if record.ready else None,
+            ready_since=self.ready_base(task_id) if record.ready else None,
         )
+
+    def ready_base(self, task_id: str) -> datetime | None:
+        """What the readiness of `task_id` dates from (its `ready_since` while it is ready):
+        the latest of its `modified` and its satisfied dependencies' `completed`."""
+        return ready_base(self.require(task_id), self._store.tasks)
 
     def reasons(self, task_id: str) -> BlockedReasons:
         """Why `task_id` is blocked (all empty when it is not)."""

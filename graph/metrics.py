@@ -166,7 +166,7 @@ def _all_metrics(index: TaskIndex, top: int) -> GraphMetrics:
         tasks_by_type=dict(sorted(tally.by_type.items())),
         orphan_count=len(tally.orphans),
         root_count=len(tally.roots),
-        leaf_count=len(tally.leaves),
+        leaf_count=tally.leaf_count,
         max_depth=tally.max_depth(),
         avg_depth=tally.depth_sum / depth_count if depth_count else 0.0,
         no_depth_count=len(index) - depth_count,

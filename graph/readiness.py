@@ -144,7 +144,7 @@ def review_tasks(index: TaskIndex, *, project: str | None = None) -> list[str]:
     >>> review_tasks(TaskIndex.build([Task(id="a", title="A", path="a.md", status="review")]))
     ['a']
     """
-    review = index.tally.by_status.get(REVIEW_STATUS, set())
+    review = index.tally.by_status.get(REVIEW_STATUS, ())
     return _in_project(index, "review", review, project)
 
 
@@ -155,5 +155,5 @@ def in_progress_tasks(index: TaskIndex, *, project: str | None = None) -> list[s
     >>> in_progress_tasks(TaskIndex.build([Task(id="a", title="A", path="a.md")]))
     []
     """
-    in_progress = index.tally.by_status.get(IN_PROGRESS_STATUS, set())
+    in_progress = index.tally.by_status.get(IN_PROGRESS_STATUS, ())
     return _in_project(index, "in_progress", in_progress, project)

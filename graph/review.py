@@ -106,7 +106,7 @@ def _since(
 
 
 def _oldest_ready(index: TaskIndex, now: datetime) -> OldestReady | None:
-    since = [(r, i) for i in index.tally.ready if (r := index.record(i).local.ready_base)]
+    since = [(r, i) for i in index.tally.ready if (r := index.ready_base(i))]
     if not since:
         return None
     when, task_id = min(since)
@@ -114,7 +114,7 @@ def _oldest_ready(index: TaskIndex, now: datetime) -> OldestReady | None:
 
 
 def _oldest_in_progress(index: TaskIndex, now: datetime) -> OldestInProgress | None:
-    ids = index.tally.by_status.get(IN_PROGRESS_STATUS, set())
+    ids = index.tally.by_status.get(IN_PROGRESS_STATUS, ())
     since = [(m, i) for i in ids if (m := index.require(i).modified) is not None]
     if not since:
         return None

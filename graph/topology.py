@@ -95,8 +95,7 @@ def has_acceptance_criteria(body: str) -> bool:
 
 
 def _ready_days(index: TaskIndex, task_id: str, now: datetime) -> float | None:
-    record = index.record(task_id)
-    return days_between(record.local.ready_base, now) if record.ready else None
+    return days_between(index.ready_base(task_id), now) if index.record(task_id).ready else None
 
 
 def topology_row(index: TaskIndex, task: Task, now: datetime) -> TopologyRow:
@@ -133,7 +132,7 @@ def _candidates(index: TaskIndex, project: str | None, status: str | None) -> It
     if project is not None:
         ids: Iterable[str] = index.project_members(project)
     elif status is not None:
-        ids = index.tally.by_status.get(status, set())
+        ids = index.tally.by_status.get(status, ())
     else:
         ids = index.ids()
     if status is None:

@@ -63,11 +63,11 @@ def state_of(index: TaskIndex) -> dict[str, Any]:
                 tally.ready,
                 tally.blocked,
                 tally.roots,
-                tally.leaves,
                 tally.orphans,
                 tally.terminal_open,
             )
         ],
+        "leaf_count": tally.leaf_count,
         "depths": dict(sorted(tally.depths.items())),
         "depth_sum": tally.depth_sum,
         "in_degrees": dict(sorted(tally.in_degrees.items())),
