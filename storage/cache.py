@@ -12,7 +12,7 @@ it stays out of `git status`.
 
 JSON Lines: a header line (version, root), then lines of up to `FRAME_ROWS` rows each
 (fewer when their files are large: a line stays far under `MAX_FRAME_BYTES`).
-It is written and read a line at a time, so neither side ever holds the whole file (1 GB
+It is written and read a line at a time, so neither side ever holds the whole file (1.3 GB
 at a million tasks), and each line's repeated strings are shared (`share_strings`) before
 the next line is decoded: the copies it frees are reused by the next line instead of
 leaving holes all over the heap.
@@ -65,7 +65,7 @@ VERSION = 5  # 5: JSON Lines, bodies packed; 4: a result keeps its inode change 
 INDEX_FOLDER = ".tasks-index"
 CACHE_FILE = f"{INDEX_FOLDER}/files.jsonl"
 _OLD_CACHE_FILE = f"{INDEX_FOLDER}/files.json"  # version 4 and before: removed at a save
-MAX_CACHE_BYTES = 1 << 34  # about 1 GB at a million tasks; read a line at a time
+MAX_CACHE_BYTES = 1 << 34  # 1.3 GB at a million tasks; read a line at a time
 FRAME_ROWS = 1024
 FRAME_FILE_BYTES = 1 << 25  # a line holds rows of at most this many file bytes, plus one
 MAX_FRAME_BYTES = 1 << 28  # the longest line read; a line is about 1 MB at 1,024 rows
