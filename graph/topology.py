@@ -220,6 +220,7 @@ def task_factors(index: TaskIndex, task: Task, now: datetime) -> ScoringFactors:
     record = index.record(task.id)
     local = record.local
     chain = record.depth if record.depth is not None else len(index.ancestors(task.id))
+    body = task.body  # unpacked once
     return ScoringFactors(
         id=task.id,
         title=task.title,
@@ -236,8 +237,8 @@ def task_factors(index: TaskIndex, task: Task, now: datetime) -> ScoringFactors:
         parent_chain_length=chain,
         tags=list(task.tags),
         project=task.project,
-        body_length=len(task.body),
-        has_acceptance_criteria=has_acceptance_criteria(task.body),
+        body_length=len(body),
+        has_acceptance_criteria=has_acceptance_criteria(body),
     )
 
 

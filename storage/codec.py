@@ -286,8 +286,9 @@ def text_of(task: Task) -> str:
     """The text `dumps` writes, not yet parsed back: for a writer that checks the bytes it
     is about to write itself (`reading.checked_write`), so a new file is parsed once."""
     lines = [key_lines(key, value, "\n") for key, value in _fields_to_write(task)]
-    check_encodable(task.body, f"{task.id}: the body")
-    return "---\n" + "".join(lines) + "---\n" + task.body
+    body = task.body  # unpacked once
+    check_encodable(body, f"{task.id}: the body")
+    return "---\n" + "".join(lines) + "---\n" + body
 
 
 def _check_reads_back(text: str, task_id: str) -> None:

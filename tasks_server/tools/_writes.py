@@ -82,13 +82,16 @@ def written_view(ctx: ServerContext, task_id: str) -> TaskView:
     return ctx.view(ctx.index.require(task_id), "full", max_body_chars=BODY_SHOWN)
 
 
-def projected_size(ctx: ServerContext, task: Task, changes: dict[str, object], body: str) -> int:
+def projected_size(
+    ctx: ServerContext, task: Task, changes: dict[str, object], body: str | None
+) -> int:
     """An upper bound of the file's size after the update: every changed value added, the
-    body swapped."""
+    body swapped (None: the body stays, and is not unpacked to learn that)."""
     result = ctx.live.table.files.get(task.path)
     size = result.stamp[1] if result is not None else 0
     added = sum(len(f"{key}: {value}\n".encode()) for key, value in changes.items())
-    return size + added + len(body.encode()) - len(task.body.encode())
+    swapped = 0 if body is None else len(body.encode()) - len(task.body.encode())
+    return size + added + swapped
 
 
 def readiness_counts(changes: ReadinessChanges) -> dict[str, object] | None:

@@ -208,7 +208,7 @@ def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
     deps = args.depends_on
     check_refs(ctx, parent if isinstance(parent, str) else None, deps)
     raise_if_cycle(ctx, task.id, parent if isinstance(parent, str) else None, deps)
-    size = projected_size(ctx, task, changes, task.body if args.body is None else args.body)
+    size = projected_size(ctx, task, changes, args.body)
     check_fits(ctx, size, f"the file of {shown(task.id)}")
     probe = ReadinessProbe.take(ctx.index, [task.id])
     result = ctx.live.repository.update(
