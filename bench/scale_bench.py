@@ -8,20 +8,28 @@ Opens each tree as `serve` does (`open_toolset`, file watcher on; the time to th
 toolset is printed, warm when the tree has a current `.tasks-index/`), all in this one
 process, then times `get_task`, `list_tasks` 1,000 brief rows, `get_task_neighborhood` (its
 default page) and `update_task` (a priority edit: one durable write) through `Toolset.run`,
-the tools' own path without the MCP edge. The trees take turns call by call, so the shared
-machine's load weighs on each alike. It prints p50/p99 in ms per tree and each tree's p50
-over the first tree's. The ids come from the tree itself (tasks of status `active`), so any
-tree works; `update_task` writes to it. Figures only; a call that fails stops the bench.
+the tools' own path without the MCP edge; with `--stdio`, through the SDK's client, each tree
+served by its own `tasks-server serve` process (the time to the first answer is printed). The
+trees take turns call by call, so the shared machine's load weighs on each alike. It prints
+p50/p99 in ms per tree and each tree's p50 over the first tree's. The ids come from the tree
+itself (tasks of status `active`), so any tree works; `update_task` writes to it. Figures
+only; a call that fails stops the bench.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
 from bench.mcp_bench import percentile
 from tasks_server.toolset import Toolset, open_toolset
@@ -36,41 +44,80 @@ CASES: dict[str, Callable[[str, int], tuple[str, dict[str, Any]]]] = {
 }
 
 
-def call(toolset: Toolset, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """One call's data; a failed call stops the bench (its figures would mean nothing)."""
-    outcome = toolset.run(tool, arguments)
-    if outcome.is_error:
-        raise SystemExit(f"{tool} {arguments} failed: {outcome.data}")
-    return outcome.data
+Caller = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+"""One call's structured answer, in-process or over stdio; a failed call stops the bench."""
 
 
-def active_ids(toolset: Toolset) -> list[str]:
+def in_process(toolset: Toolset) -> Caller:
+    async def call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        outcome = toolset.run(tool, arguments)
+        if outcome.is_error:
+            raise SystemExit(f"{tool} {arguments} failed: {outcome.data}")
+        return outcome.data
+
+    return call
+
+
+def over_stdio(client: Client) -> Caller:
+    async def call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        result = await client.call_tool(tool, arguments)
+        if result.is_error or result.structured_content is None:
+            raise SystemExit(f"{tool} {arguments} failed: {result.content}")
+        found: dict[str, Any] = result.structured_content
+        return found
+
+    return call
+
+
+async def active_ids(call: Caller) -> list[str]:
     """Up to 1,000 ids of active tasks, the ones the cases pick from."""
-    listed = call(toolset, "list_tasks", {"limit": 1000, "status": "active"})
+    listed = await call("list_tasks", {"limit": 1000, "status": "active"})
     ids = [row["id"] for row in listed["tasks"]]
     if not ids:
         raise SystemExit("the tree has no active task to pick")
     return ids
 
 
-def open_timed(root: Path) -> tuple[Toolset, float]:
-    started = time.perf_counter()
-    toolset = open_toolset(root.resolve())
-    return toolset, time.perf_counter() - started
-
-
-def in_turn(toolsets: list[Toolset], case: str, calls: int) -> list[list[float]]:
-    """`calls` samples in ms of one case per toolset, the toolsets taking turns."""
-    ids = [active_ids(toolset) for toolset in toolsets]
-    samples: list[list[float]] = [[] for _ in toolsets]
+async def in_turn(callers: list[Caller], case: str, calls: int) -> list[list[float]]:
+    """`calls` samples in ms of one case per tree, the trees taking turns."""
+    ids = [await active_ids(call) for call in callers]
+    samples: list[list[float]] = [[] for _ in callers]
     for n in range(calls + 1):
-        for toolset, picks, found in zip(toolsets, ids, samples, strict=True):
+        for call, picks, found in zip(callers, ids, samples, strict=True):
             tool, arguments = CASES[case](picks[n % len(picks)], n)
             started = time.perf_counter()
-            call(toolset, tool, arguments)
+            await call(tool, arguments)
             if n:  # the first round warms each tree's caches
                 found.append((time.perf_counter() - started) * 1000)
     return samples
+
+
+async def open_callers(roots: list[Path], stdio: bool, stack: AsyncExitStack) -> list[Caller]:
+    """A caller per tree, opened one after another (the time to each printed)."""
+    callers = []
+    for root in roots:
+        started = time.perf_counter()
+        if stdio:
+            args = ["-m", "tasks_server", "serve", "--root", str(root.resolve())]
+            params = StdioServerParameters(command=sys.executable, args=args)
+            caller = over_stdio(await stack.enter_async_context(Client(params)))
+            count = (await caller("get_graph_metrics", {}))["total_tasks"]
+        else:
+            toolset = open_toolset(root.resolve())
+            stack.callback(toolset.context.close)
+            caller, count = in_process(toolset), len(toolset.context.live.index)
+        print(f"{root}: {count:,} tasks, first answer in {time.perf_counter() - started:.1f} s")
+        callers.append(caller)
+    return callers
+
+
+async def run(roots: list[Path], calls: int, stdio: bool) -> None:
+    labels = [root.name for root in roots]
+    async with AsyncExitStack() as stack:
+        callers = await open_callers(roots, stdio, stack)
+        print(f"\n{'case':<24}{'tree':<28}{'p50 ms':>9}{'p99 ms':>9}{'x first':>9}")
+        for case in CASES:
+            print("\n".join(render(labels, case, await in_turn(callers, case, calls))))
 
 
 def render(labels: list[str], case: str, samples: list[list[float]]) -> list[str]:
@@ -88,21 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--root", type=Path, action="append", required=True, help="a tree (repeat; first is base)"
     )
     parser.add_argument("--calls", type=int, default=300, help="timed calls per case and tree")
+    parser.add_argument("--stdio", action="store_true", help="through the SDK client over stdio")
     args = parser.parse_args(argv)
-    toolsets, labels = [], []
-    for root in args.root:
-        toolset, seconds = open_timed(root)
-        count = len(toolset.context.live.index)
-        labels.append(f"{root.name} ({count:,})")
-        toolsets.append(toolset)
-        print(f"{root}: {count:,} tasks, open in {seconds:.1f} s")
-    try:
-        print(f"\n{'case':<24}{'tree':<28}{'p50 ms':>9}{'p99 ms':>9}{'x first':>9}")
-        for case in CASES:
-            print("\n".join(render(labels, case, in_turn(toolsets, case, args.calls))))
-    finally:
-        for toolset in toolsets:
-            toolset.context.close()
+    anyio.run(run, args.root, args.calls, args.stdio)
     return 0
 
 
