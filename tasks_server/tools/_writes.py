@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from graph.changes import ReadinessChanges
-from graph.index import would_create_cycle
+from graph.cycle_check import would_create_cycle
 from storage import codec
 from storage.model import Task
 from tasks_server.context import ServerContext
