@@ -36,7 +36,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.generate import generate_tree
-from graph.index import TaskIndex, would_create_cycle
+from graph.cycle_check import would_create_cycle
+from graph.index import TaskIndex
 from graph.metrics import graph_metrics
 from graph.neighborhood import decomposition_context, neighborhood
 from graph.query import list_tasks, search_tasks, tree

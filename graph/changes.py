@@ -10,6 +10,8 @@ moved away becomes ready; gaining a child never makes a parent ready or blocked)
 with the index after. Every edge a task that is not written names is the same before and
 after, so the region found before the write holds every task whose standing can differ; a
 written id that does not exist yet reaches the tasks that name it while it is missing.
+`region_between` is the same region between the index and another state of the tree (the
+delta of `graph.delta`).
 
 >>> from dataclasses import replace
 >>> from storage.model import Task
@@ -30,8 +32,16 @@ from dataclasses import dataclass
 from typing import Literal
 
 from graph.index import GroupKind, TaskIndex
+from storage.model import Task
 
-__all__ = ["ReadinessChanges", "ReadinessProbe", "Standing", "affected_region", "standings"]
+__all__ = [
+    "ReadinessChanges",
+    "ReadinessProbe",
+    "Standing",
+    "affected_region",
+    "region_between",
+    "standings",
+]
 
 Standing = Literal["ready", "blocked", "neither", "absent"]
 
@@ -77,6 +87,39 @@ def affected_region(index: TaskIndex, written: Iterable[str]) -> set[str]:
     region = _reach(index, dependents, "parent")
     parents = (index.require(i).parent for i in written if i in index)
     region.update(p for p in parents if p is not None and p in index)
+    return region
+
+
+def _standing_inputs(task: Task | None) -> tuple[str, str | None, tuple[str, ...]] | None:
+    """What of a task the standing of any task reads: whether it exists, its status, parent
+    and dependencies (a title, priority or body edit makes nothing ready or blocked)."""
+    return None if task is None else (task.status, task.parent, task.depends_on)
+
+
+def _relinked(
+    index: TaskIndex, touched: Collection[str], other: Mapping[str, Task | None]
+) -> list[str]:
+    """The touched ids whose standing inputs differ between the index and `other` (the
+    other state's task of each touched id): the only writes that can move a standing."""
+    return [
+        i
+        for i in touched
+        if _standing_inputs(index.get(i)) != _standing_inputs(other.get(i, index.get(i)))
+    ]
+
+
+def region_between(
+    index: TaskIndex, touched: Collection[str], other: Mapping[str, Task | None]
+) -> set[str]:
+    """Every id whose standing can differ between the index's state and another one, given
+    as `other` (the other state's task of each touched id, None: absent there): the region
+    of the writes that take the index there, and the parents the written tasks have in the
+    other state (a parent that gains an open child is no longer ready; the write's own
+    region holds only the parents they had before)."""
+    written = _relinked(index, touched, other)
+    region = affected_region(index, written)
+    theirs = (other.get(i) for i in written)
+    region.update(t.parent for t in theirs if t is not None and t.parent is not None)
     return region
 
 

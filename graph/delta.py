@@ -33,7 +33,7 @@ from datetime import date, datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph._store import KINDS, references
-from graph.changes import affected_region, standings
+from graph.changes import region_between, standings
 from graph.cycles import parent_cycle_through
 from graph.index import TaskIndex
 from graph.sections import Sections
@@ -327,45 +327,13 @@ def tree_delta(
     members of the touched tasks' cycles in either state are read in both. The index is
     the same after as before."""
     with applied(index, until.tasks):
-        region = _region(index, touched, since.tasks)
+        region = region_between(index, touched, since.tasks)
         near = set(touched) | _cycle_members(index, touched)
         with applied(index, since.tasks):
             near |= _cycle_members(index, near)
             earlier = _read_state(index, touched, region, near, since)
         later = _read_state(index, touched, region, near, until)
     return _delta(earlier, later)
-
-
-def _standing_inputs(task: Task | None) -> tuple[str, str | None, tuple[str, ...]] | None:
-    """What of a task the standing of any task reads: whether it exists, its status, parent
-    and dependencies (a title, priority or body edit makes nothing ready or blocked)."""
-    return None if task is None else (task.status, task.parent, task.depends_on)
-
-
-def _relinked(
-    index: TaskIndex, touched: Collection[str], other: Mapping[str, Task | None]
-) -> list[str]:
-    """The touched ids whose standing inputs differ between the index and `other` (the
-    other state's task of each touched id): the only writes that can move a standing."""
-    return [
-        i
-        for i in touched
-        if _standing_inputs(index.get(i)) != _standing_inputs(other.get(i, index.get(i)))
-    ]
-
-
-def _region(
-    index: TaskIndex, touched: Collection[str], other: Mapping[str, Task | None]
-) -> set[str]:
-    """Every id whose standing can differ between the index's state and the other one:
-    the region of the writes that take the index there, and the parents the written tasks
-    have in the other state (a parent that gains an open child is no longer ready; the
-    write's own region holds only the parents they had before)."""
-    written = _relinked(index, touched, other)
-    region = affected_region(index, written)
-    theirs = (other.get(i) for i in written)
-    region.update(t.parent for t in theirs if t is not None and t.parent is not None)
-    return region
 
 
 def _delta(earlier: _State, later: _State) -> TreeDelta:

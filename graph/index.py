@@ -41,13 +41,12 @@ from graph._records import (
 )
 from graph._store import Kind, Store
 from graph._tally import Tally
-from graph.cycles import closing_cycle, parent_cycle_through
-from graph.errors import CycleError, UnknownTask
+from graph.errors import UnknownTask
 from graph.facts import CYCLE_SHOWN, BlockedReasons, TaskFacts
 from storage.bulk import gc_paused
 from storage.model import TERMINAL_STATUSES, Task
 
-__all__ = ["GroupKind", "OrderedIds", "TaskIndex", "would_create_cycle"]
+__all__ = ["GroupKind", "OrderedIds", "TaskIndex"]
 
 REMEMBERED = 64
 """How many query results `until_edit` keeps between two edits."""
@@ -241,9 +240,7 @@ class TaskIndex:
             return self._tally.orphans
         if value is None:
             return ()
-        if value in store.tasks:
-            return store.sources(kind, value)
-        return store.missing[kind].get(value, ())
+        return self.naming(kind, value)
 
     # --- edges -----------------------------------------------------------------------------
 
@@ -274,6 +271,13 @@ class TaskIndex:
         """Every task below `task_id` via parent, each once, in the task order."""
         self.require(task_id)
         return self.sorted_ids(self._store.walk_down(task_id))
+
+    def naming(self, kind: Kind, task_id: str) -> Iterable[str]:
+        """The ids of the tasks naming `task_id` in `kind`, unordered, whether a task
+        `task_id` exists or not (dangling references name an id no task has)."""
+        if task_id in self._store.tasks:
+            return self._store.sources(kind, task_id)
+        return self._store.missing[kind].get(task_id, ())
 
     def missing_references(self, kind: Kind) -> dict[str, set[str]]:
         """Dangling references of one field: missing id → ids of the tasks naming it."""
@@ -347,67 +351,3 @@ class TaskIndex:
             blocked_ancestor=record.anc,
             status_blocked=record.local.status_blocked,
         )
-
-
-class _RawDependencies:
-    """depends_on as written, for any id (a missing id has none)."""
-
-    def __init__(self, index: TaskIndex) -> None:
-        self._index = index
-
-    def __getitem__(self, task_id: str) -> Iterable[str]:
-        task = self._index.get(task_id)
-        return () if task is None else task.depends_on
-
-
-class _Dependents:
-    """Ids naming `task_id` in depends_on, whether `task_id` exists yet or not."""
-
-    def __init__(self, index: TaskIndex) -> None:
-        self._index = index
-
-    def __getitem__(self, task_id: str) -> Iterable[str]:
-        if task_id in self._index:
-            return self._index._store.sources("depends_on", task_id)
-        return self._index.missing_references("depends_on").get(task_id, ())
-
-
-def _parents_with(index: TaskIndex, task_id: str, parent: str) -> Callable[[str], str | None]:
-    """The parent as written of any id, with `task_id`'s given as `parent` (an id no task
-    has has none)."""
-
-    def parent_of(node: str) -> str | None:
-        if node == task_id:
-            return parent
-        found = index.get(node)
-        return None if found is None else found.parent
-
-    return parent_of
-
-
-def would_create_cycle(
-    index: TaskIndex, task_id: str, *, parent: str | None = None, depends_on: Iterable[str] = ()
-) -> CycleError | None:
-    """The cycle that giving `task_id` this parent or these dependencies would close, or None.
-
-    `task_id` need not exist yet. The members are sorted; for depends_on they are the whole
-    cycle the new edge would make or join.
-
-    >>> from storage.model import Task
-    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", depends_on=("b",)),
-    ...                          Task(id="b", title="B", path="b.md")])
-    >>> would_create_cycle(index, "b", depends_on=["a"]).nodes
-    ['a', 'b']
-    >>> would_create_cycle(index, "b", parent="a") is None
-    True
-    """
-    if parent is not None:
-        members = parent_cycle_through(task_id, _parents_with(index, task_id, parent))
-        if members:
-            return CycleError("parent", members)
-    forward, backward = _RawDependencies(index), _Dependents(index)
-    for dep in sorted(set(depends_on)):
-        found = closing_cycle(task_id, dep, forward, backward)
-        if found:
-            return CycleError("depends_on", sorted(found))
-    return None

@@ -12,13 +12,15 @@
                                                    instructions, templates
     trigger_words.json          TriggerWordsFile   patterns | trigger_patterns (optional)
 
-Every problem is one `BotConfigError(path, field, detail)`.
+Every problem is one `BotConfigError(path, field, detail)`, including a name that cannot be
+part of a tool name or is given twice (`check_name`, `check_unique`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -39,12 +41,15 @@ __all__ = [
     "Template",
     "TriggerWordsFile",
     "WorkflowStep",
+    "check_name",
+    "check_unique",
     "patterns_of",
     "split_prefix",
     "stamp",
 ]
 
 Stamp = tuple[int, int] | None
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 def split_prefix(folder_name: str) -> tuple[int | None, str]:
@@ -63,6 +68,23 @@ def stamp(path: str) -> Stamp:
     except FileNotFoundError:
         return None
     return stat.st_mtime_ns, stat.st_size
+
+
+def check_name(path: Path, field_name: str, name: str) -> None:
+    """Refuse a name (of a bot, behaviour or action) that cannot be part of a tool name."""
+    if not NAME_PATTERN.match(name):
+        raise BotConfigError(
+            path, field_name, f"{name!r} cannot be part of a tool name: use [a-z][a-z0-9_]*"
+        )
+
+
+def check_unique(path: Path, field_name: str, names: list[str]) -> None:
+    """Refuse the first name `names` holds twice."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise BotConfigError(path, field_name, f"duplicate name {name!r}")
+        seen.add(name)
 
 
 class _File(BaseModel):

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tasks_server.human import checks, interop, render, snapshot, terminal
+from tasks_server.human import changes, checks, interop, render, snapshot, terminal
 from tasks_server.human.snapshot import CallFailed as Failed
 from tasks_server.human.snapshot import pages
 from tasks_server.listing import MAX_PAGE
@@ -179,13 +179,13 @@ def run_new(args: argparse.Namespace, toolset: Toolset) -> None:
 def run_diff(args: argparse.Namespace, toolset: Toolset) -> None:
     arguments = {"since_ref": args.since, "until_ref": args.until}
     data = snapshot.merge_pages(pages(toolset, "get_changes", _given(arguments)))
-    emit(args, data, lambda: render.changes_view(data))
+    emit(args, data, lambda: changes.changes_view(data))
 
 
 def run_log(args: argparse.Namespace, toolset: Toolset) -> None:
     data = snapshot.merge_pages(pages(toolset, "get_task_history", {"task_id": args.task_id}))
     data["count"] = len(data["commits"])
-    emit(args, data, lambda: render.history_view(data))
+    emit(args, data, lambda: changes.history_view(data))
 
 
 def _given(arguments: dict[str, Any]) -> dict[str, Any]:

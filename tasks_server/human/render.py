@@ -2,7 +2,9 @@
 
 Each function takes the structured result a tool returns (the same data `--json` prints)
 and gives something to print. Numbers are rounded for reading, lists are joined with commas
-and nothing is printed as a Python repr. `check` has its own module (`tasks_server.human.checks`).
+and nothing is printed as a Python repr. `check` has its own module (`tasks_server.human.checks`),
+and so have the views of what git says changed (`tasks_server.human.changes`), drawn with the
+pieces here (`table`, `stack`, `field_text`, ...).
 """
 
 from __future__ import annotations
@@ -35,13 +37,19 @@ __all__ = [
     "blocked_table",
     "bots_table",
     "check_view",
+    "empty",
+    "field_text",
     "import_report",
+    "keep_whole",
     "metrics_view",
+    "stack",
     "status_text",
+    "table",
     "task_detail",
     "task_table",
     "tools_table",
     "tree_view",
+    "when_text",
 ]
 
 STATUS_STYLE = {
@@ -220,7 +228,7 @@ TIMES = frozenset({"created", "modified", "completed", "due", "file_modified"})
 FIELD_ORDER = ("type", "status", "priority", "project", "parent", "order", "assignee")
 
 
-def _when(text: str) -> str:
+def when_text(text: str) -> str:
     """An ISO timestamp for reading: to the second, `UTC` for a zero offset."""
     try:
         moment = datetime.fromisoformat(text)
@@ -231,7 +239,7 @@ def _when(text: str) -> str:
     return f"{moment:%Y-%m-%d %H:%M:%S} {zone}".rstrip()
 
 
-def _field_text(key: str, value: Any) -> str:
+def field_text(key: str, value: Any) -> str:
     """A field's value for reading, shortened with a marker past what a write allows."""
     if isinstance(value, list):
         shown = [clip(str(v), MAX_SHORT_CHARS) for v in value[:MAX_LIST_ITEMS]]
@@ -255,10 +263,10 @@ def task_detail(data: dict[str, Any]) -> RenderableType:
     grid.add_column(overflow="fold")
     for key in keys:
         if task[key] not in (None, [], "", {}):
-            text = _field_text(key, task[key])
+            text = field_text(key, task[key])
             value = status_text(text) if key == "status" else text
             if key in TIMES and isinstance(task[key], str):
-                value = _when(task[key])
+                value = when_text(task[key])
             grid.add_row(key.replace("_", " "), value)
     if not body:
         return Group(head, grid)
@@ -359,63 +367,3 @@ def check_view(problems: list[Problem], tasks: int, files: int) -> RenderableTyp
                 grid.add_row(problem.where, problem.kind.replace("_", " "), problem.message)
             parts.append(grid)
     return stack(*parts)
-
-
-def _change_text(name: str, change: dict[str, Any]) -> str:
-    return f"{name}: {_field_text(name, change['from'])} → {_field_text(name, change['to'])}"
-
-
-def _what_changed(row: dict[str, Any]) -> str:
-    """A change row (of get_changes or get_task_history) as one line: fields, move, body."""
-    parts = [_change_text(name, change) for name, change in row["fields"].items()]
-    if row["path"]:
-        parts.append(_change_text("path", row["path"]))
-    if row["body_changed"]:
-        parts.append("body")
-    return "; ".join(parts)
-
-
-def _changed_table(rows: list[dict[str, Any]]) -> Table:
-    grid = table("id", "what changed", title=f"{len(rows):,} changed")
-    for row in rows:
-        grid.add_row(Text(row["task_id"], style="bold"), _what_changed(row))
-    return keep_whole(grid, [row["task_id"] for row in rows])
-
-
-def _problems_table(title: str, rows: list[dict[str, Any]]) -> Table:
-    grid = table("kind", "tasks", "detail", title=f"{len(rows):,} {title}")
-    for row in rows:
-        grid.add_row(row["kind"], ", ".join(row["task_ids"]), row["path"] or row["detail"])
-    return grid
-
-
-def changes_view(data: dict[str, Any]) -> RenderableType:
-    """get_changes read whole: a line naming the two states, then each non-empty section."""
-    until = (data["until"] or "")[:12] or "the files on disk"
-    parts: list[RenderableType] = [Text(f"{data['since'][:12]} → {until}", style="bold")]
-    for name, count in data["summary"].items():
-        rows = data[name]
-        if not count:
-            continue
-        if name == "changed":
-            parts.append(_changed_table(rows))
-        elif name.startswith("problems"):
-            parts.append(_problems_table(name.replace("_", " "), rows))
-        else:
-            what = name.replace("_", " ")
-            parts.append(task_table({"tasks": rows, "count": count, "total": count}, what))
-    if len(parts) == 1:
-        parts.append(empty("changes"))
-    return stack(*parts)
-
-
-def history_view(data: dict[str, Any]) -> RenderableType:
-    """get_task_history read whole: one row a commit, newest first."""
-    commits = data["commits"]
-    if not commits:
-        return empty(f"commits changing {data['task_id']}")
-    grid = table("commit", "when", "author", "message", "changes", title=data["task_id"])
-    for row in commits:
-        changes = "created" if row["created"] else _what_changed(row) or "(file only)"
-        grid.add_row(row["commit"][:12], _when(row["time"]), row["author"], row["message"], changes)
-    return grid

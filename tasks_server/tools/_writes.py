@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from graph.changes import ReadinessChanges
-from graph.index import would_create_cycle
+from graph.cycle_check import would_create_cycle
 from storage import codec
 from storage.model import Task
 from tasks_server.context import ServerContext
@@ -17,6 +17,7 @@ from tasks_server.views import TaskView
 __all__ = [
     "BODY_SHOWN",
     "SHOWN_CHARS",
+    "TASK_ID",
     "ReadinessReport",
     "TaskWritten",
     "check_fits",
@@ -30,6 +31,7 @@ __all__ = [
 ]
 
 SHOWN_CHARS = 80  # of a caller's value quoted in an error message
+TASK_ID = "Exact task id."  # the description of a write's `task_id` argument
 BODY_SHOWN = 2000  # body characters a write's result shows (the rest is flagged, not lost)
 
 

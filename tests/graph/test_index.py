@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from graph.errors import CycleError, UnknownTask
-from graph.index import TaskIndex, would_create_cycle
+from graph.errors import UnknownTask
+from graph.index import TaskIndex
 from tests.graph.builders import days_ago, index_of, task
 
 
@@ -273,30 +273,9 @@ def test_an_id_both_removed_and_upserted_is_kept() -> None:
     assert index.require("a").title == "New"
 
 
-# --- would_create_cycle --------------------------------------------------------------------------
-
-
-def test_a_dependency_that_closes_a_cycle_is_found_before_writing() -> None:
-    index = index_of(task("a", deps=["b"]), task("b", deps=["c"]), task("c"), task("d"))
-    found = would_create_cycle(index, "c", depends_on=["d", "a"])
-    assert isinstance(found, CycleError)
-    assert (found.kind, found.nodes) == ("depends_on", ["a", "b", "c"])
-    assert would_create_cycle(index, "a", depends_on=["c", "d"]) is None
-    self_loop = would_create_cycle(index, "d", depends_on=["d"])
-    assert self_loop is not None and self_loop.nodes == ["d"]
-
-
-def test_a_parent_that_closes_a_cycle_is_found_before_writing() -> None:
-    index = index_of(task("r"), task("a", parent="r"), task("b", parent="a"))
-    found = would_create_cycle(index, "r", parent="b")
-    assert found is not None and (found.kind, found.nodes) == ("parent", ["a", "b", "r"])
-    assert would_create_cycle(index, "b", parent="r") is None
-    assert would_create_cycle(index, "a", parent="a") is not None
-
-
-def test_a_new_task_can_close_a_cycle_through_references_waiting_for_it() -> None:
-    index = index_of(task("a", deps=["new"]), task("k", parent="new"))
-    found = would_create_cycle(index, "new", depends_on=["a"])
-    assert found is not None and found.nodes == ["a", "new"]
-    parent_found = would_create_cycle(index, "new", parent="k")
-    assert parent_found is not None and parent_found.nodes == ["k", "new"]
+def test_naming_lists_the_tasks_that_name_an_id_whether_it_exists_or_not() -> None:
+    index = index_of(task("a", deps=["b", "gone"]), task("b"), task("c", deps=["gone"]))
+    assert sorted(index.naming("depends_on", "b")) == ["a"]
+    assert sorted(index.naming("depends_on", "gone")) == ["a", "c"]
+    assert list(index.naming("depends_on", "a")) == []
+    assert list(index.naming("parent", "nobody")) == []

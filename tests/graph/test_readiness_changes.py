@@ -8,7 +8,7 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph.changes import ReadinessChanges, ReadinessProbe
+from graph.changes import ReadinessChanges, ReadinessProbe, region_between
 from graph.index import TaskIndex
 from storage.model import Task
 from tests.conftest import examples
@@ -100,3 +100,12 @@ def test_breaking_a_dependency_cycle_readies_a_member_two_dependents_away() -> N
     probe = ReadinessProbe.take(index, ["a"])
     index.apply([replace(index.require("a"), depends_on=())])
     assert probe.changes(index) == ReadinessChanges(became_ready=["a", "b"], became_blocked=[])
+
+
+def test_the_region_between_two_states_holds_both_parents_of_a_move_and_no_rename() -> None:
+    index = index_of(task("p"), task("q"), task("a", parent="p"), task("t"))
+    other = {
+        "a": replace(index.require("a"), parent="q"),
+        "t": replace(index.require("t"), title="Renamed"),  # a title moves no standing
+    }
+    assert region_between(index, ["a", "t"], other) == {"a", "p", "q"}

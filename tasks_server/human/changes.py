@@ -1,0 +1,87 @@
+"""Views of what git says changed, for people: `diff` (get_changes between two states of
+the tree) and `log` (get_task_history of one task), drawn with rich like every other view
+(`tasks_server.human.render`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+from rich.text import Text
+
+from tasks_server.human.render import (
+    empty,
+    field_text,
+    keep_whole,
+    stack,
+    table,
+    task_table,
+    when_text,
+)
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+__all__ = ["changes_view", "history_view"]
+
+
+def _change_text(name: str, change: dict[str, Any]) -> str:
+    return f"{name}: {field_text(name, change['from'])} → {field_text(name, change['to'])}"
+
+
+def _what_changed(row: dict[str, Any]) -> str:
+    """A change row (of get_changes or get_task_history) as one line: fields, move, body."""
+    parts = [_change_text(name, change) for name, change in row["fields"].items()]
+    if row["path"]:
+        parts.append(_change_text("path", row["path"]))
+    if row["body_changed"]:
+        parts.append("body")
+    return "; ".join(parts)
+
+
+def _changed_table(rows: list[dict[str, Any]]) -> Table:
+    grid = table("id", "what changed", title=f"{len(rows):,} changed")
+    for row in rows:
+        grid.add_row(Text(row["task_id"], style="bold"), _what_changed(row))
+    return keep_whole(grid, [row["task_id"] for row in rows])
+
+
+def _problems_table(title: str, rows: list[dict[str, Any]]) -> Table:
+    grid = table("kind", "tasks", "detail", title=f"{len(rows):,} {title}")
+    for row in rows:
+        grid.add_row(row["kind"], ", ".join(row["task_ids"]), row["path"] or row["detail"])
+    return grid
+
+
+def changes_view(data: dict[str, Any]) -> RenderableType:
+    """get_changes read whole: a line naming the two states, then each non-empty section."""
+    until = (data["until"] or "")[:12] or "the files on disk"
+    parts: list[RenderableType] = [Text(f"{data['since'][:12]} → {until}", style="bold")]
+    for name, count in data["summary"].items():
+        rows = data[name]
+        if not count:
+            continue
+        if name == "changed":
+            parts.append(_changed_table(rows))
+        elif name.startswith("problems"):
+            parts.append(_problems_table(name.replace("_", " "), rows))
+        else:
+            what = name.replace("_", " ")
+            parts.append(task_table({"tasks": rows, "count": count, "total": count}, what))
+    if len(parts) == 1:
+        parts.append(empty("changes"))
+    return stack(*parts)
+
+
+def history_view(data: dict[str, Any]) -> RenderableType:
+    """get_task_history read whole: one row a commit, newest first."""
+    commits = data["commits"]
+    if not commits:
+        return empty(f"commits changing {data['task_id']}")
+    grid = table("commit", "when", "author", "message", "changes", title=data["task_id"])
+    for row in commits:
+        changes = "created" if row["created"] else _what_changed(row) or "(file only)"
+        grid.add_row(
+            row["commit"][:12], when_text(row["time"]), row["author"], row["message"], changes
+        )
+    return grid

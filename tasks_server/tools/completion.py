@@ -1,0 +1,149 @@
+"""Mutation tier: completing tasks, one (`complete_task`) or several at once, all or none.
+
+A completion is refused while the task's body has open '- [ ]' checklist items or another
+agent holds a live claim on it (unless forced); completing a task already done changes
+nothing. One task's completion is a guarded write, decided on its file as it is when written.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import Field
+
+from graph.changes import ReadinessChanges, ReadinessProbe
+from graph.checklist import open_checklist_items
+from storage.model import Task
+from tasks_server.context import ServerContext
+from tasks_server.errors import OpenChecklist
+from tasks_server.guidance import Guidance, guide
+from tasks_server.models import MAX_LIST_ITEMS, IdArg, Input
+from tasks_server.registry import tool
+from tasks_server.tools._about import about
+from tasks_server.tools._guarded import END_CLAIM, AgentArg, check_claim, guarded_write
+from tasks_server.tools._writes import (
+    SHOWN_CHARS,
+    TASK_ID,
+    ReadinessReport,
+    TaskWritten,
+    written_view,
+)
+
+
+class CompleteTaskInput(Input):
+    task_id: IdArg = Field(description=TASK_ID)
+    force: bool = Field(
+        False,
+        description="Complete even with open '- [ ]' checklist items or another agent's live"
+        " claim.",
+    )
+    agent: AgentArg | None = Field(
+        None, description="The agent completing it; another agent's live claim is a CONFLICT."
+    )
+
+
+class CompleteTaskOutput(TaskWritten):
+    open_children: list[str] = Field(description="Children still open after completing.")
+
+
+def _check_completable(task: Task, force: bool) -> None:
+    """Refuse while the body has open checklist items; with `force` the body is not read."""
+    if force:
+        return
+    items = open_checklist_items(task.body)
+    if items:
+        raise OpenChecklist(task.id, [item[:SHOWN_CHARS] for item in items])
+
+
+def _done(now: datetime) -> dict[str, object]:
+    """The changes that complete a task: done, when, and its claim ended."""
+    return {"status": "done", "completed": now, "modified": now, **END_CLAIM}
+
+
+def _complete(ctx: ServerContext, tasks: list[Task]) -> ReadinessChanges:
+    """Write done + completed for each task not done yet, all or none (a task already done
+    is left as it is: completing is idempotent); returns what that changed in readiness."""
+    probe = ReadinessProbe.take(ctx.index, [t.id for t in tasks])
+    changes = _done(ctx.clock())
+    updates = [(t.path, changes) for t in tasks if t.status != "done"]
+    ctx.live.record(ctx.live.repository.write_batch([], updates))
+    return probe.changes(ctx.index)
+
+
+def _complete_one(ctx: ServerContext, args: CompleteTaskInput) -> ReadinessChanges:
+    """Complete one task as a guarded write: the claim is checked on the file as it is when
+    written, so a claim taken by another process a moment before is never overwritten."""
+    now = ctx.clock()
+
+    def decide(task: Task) -> tuple[dict[str, object], None]:
+        check_claim(task, args.agent, args.force, now)
+        _check_completable(task, args.force)
+        return (_done(now) if task.status != "done" else {}), None
+
+    probe = ReadinessProbe.take(ctx.index, [args.task_id])
+    if ctx.index.require(args.task_id).status != "done":
+        guarded_write(ctx, args.task_id, decide)
+    return probe.changes(ctx.index)
+
+
+@tool("mutation", destructive=False, idempotent=True)
+def complete_task(ctx: ServerContext, args: CompleteTaskInput) -> CompleteTaskOutput:
+    """Mark a task done (refused while its body has open '- [ ]' items, unless force)."""
+    task = ctx.index.require(args.task_id)
+    check_claim(task, args.agent, args.force, ctx.clock())
+    _check_completable(task, args.force)
+    found = _complete_one(ctx, args)
+    view = written_view(ctx, task.id)
+    open_children = [c for c in ctx.index.children(task.id) if not ctx.index.require(c).is_terminal]
+    warnings = [f"{len(open_children)} child task(s) are still open"] if open_children else None
+    unblocked = found.became_ready
+    return CompleteTaskOutput(
+        task=view,
+        unblocked=unblocked,
+        became_blocked=found.became_blocked,
+        open_children=open_children,
+        guidance=_after_completion(
+            about(ctx, task.id, first=["get_ready_tasks"]), unblocked
+        ).model_copy(update={"warnings": warnings}),
+    )
+
+
+def _after_completion(guidance: Guidance, unblocked: list[str]) -> Guidance:
+    """A completion that made tasks ready points at the first of them."""
+    if not unblocked:
+        return guidance
+    step = f"Call get_task on {unblocked[0]}, which this completion made ready"
+    return guidance.model_copy(update={"next_action": step})
+
+
+class CompleteTasksInput(Input):
+    task_ids: list[IdArg] = Field(
+        min_length=1, max_length=MAX_LIST_ITEMS, description="Task ids to mark done together."
+    )
+    force: bool = Field(
+        False, description="Complete even with open checklist items or others' live claims."
+    )
+    agent: AgentArg | None = Field(
+        None, description="The agent completing them; another agent's live claim is a CONFLICT."
+    )
+
+
+class CompleteTasksOutput(ReadinessReport):
+    completed: list[str] = Field(description="Tasks now done.")
+
+
+@tool("mutation", destructive=False, idempotent=True)
+def complete_tasks(ctx: ServerContext, args: CompleteTasksInput) -> CompleteTasksOutput:
+    """Mark several tasks done, all or none (every id is checked before any file changes)."""
+    tasks = [ctx.index.require(i) for i in dict.fromkeys(args.task_ids)]
+    now = ctx.clock()
+    for task in tasks:
+        check_claim(task, args.agent, args.force, now)
+        _check_completable(task, args.force)
+    found = _complete(ctx, tasks)
+    return CompleteTasksOutput(
+        completed=[t.id for t in tasks],
+        unblocked=found.became_ready,
+        became_blocked=found.became_blocked,
+        guidance=guide("tasks_completed", "Call get_ready_tasks", ["get_ready_tasks"]),
+    )
