@@ -95,14 +95,17 @@ def stamp_of(path: Path) -> tuple[int, int] | None:
 # --- folders ---------------------------------------------------------------------------
 
 
-def make_folders(base: Path, relative: str) -> Path:
+def make_folders(base: Path, relative: str, *, durable: bool = False) -> Path:
     """Create `base/relative` one folder at a time, never through a link: UnsafeFolder when
-    a part of it is a symlink or not a folder. `base` itself is trusted."""
+    a part of it is a symlink or not a folder. `base` itself is trusted. `durable`: the
+    folder holding each one created is fsynced, so the new folder outlives a power cut."""
     folder = base
     for part in Path(relative).parts:
-        folder = folder / part
+        parent, folder = folder, folder / part
         with contextlib.suppress(FileExistsError):
             os.mkdir(folder)
+            if durable:
+                fsync_dir(parent)
         if not stat.S_ISDIR(os.lstat(folder).st_mode):
             raise UnsafeFolder(str(folder), "is a symlink or not a folder")
     return folder

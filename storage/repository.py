@@ -39,6 +39,7 @@ from storage.files import (
     Changed,
     Seen,
     atomic_create,
+    fsync_dir,
     inside_root,
     is_server_folder_safe,
     locked,
@@ -376,7 +377,7 @@ class TaskRepository:
         path = self._existing(relative)
         with locked(path) as fd:
             seen, text = read_for_update(relative, path, fd, self.max_bytes)
-            _check_expected(relative, seen, expected_modified)
+            _check_expected(relative, seen.stamp, expected_modified)
             data, written = checked_write(
                 relative, self.max_bytes, codec.update_text(text, changes, relative, body=body)
             )
@@ -388,24 +389,42 @@ class TaskRepository:
             raise TaskNotFound(relative)
         return path
 
-    def delete(self, relative: str) -> str:
+    def delete(self, relative: str, *, expected_modified: datetime | None = None) -> str:
         """Move a task file into `<root>/.trash/` (kept, never lost); returns where it went.
-        UnsafeFolder when `.trash` (or a folder in it) is a link: nothing leaves the root."""
+
+        Durable as a one-file write is: after the rename, the trash folder and the folder
+        the file left are fsynced, so a power cut neither brings the task back nor loses
+        it (a trash folder made for it is fsynced into its parent too). `expected_modified`
+        guards as `update`'s does: when the file's time is not that any more (an editor
+        saved since the caller read it), nothing moves and Conflict is raised. UnsafeFolder
+        when `.trash` (or a folder in it) is a link: nothing leaves the root."""
         self.recover()
         path = self._existing(relative)
-        folder, name = relative.rpartition("/")[0], relative.rpartition("/")[2]
-        trash_folder = make_folders(server_folder(self.root, TRASH), folder)
-        trash = f"{TRASH}/{relative}"
-        target = trash_folder / name
-        if os.path.lexists(target):
-            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
-            trash = f"{TRASH}/{relative[:-3]}.{stamp}.md"
-            target = self.root / trash
-        with locked(path):
-            if not os.path.lexists(path):
+        with locked(path) as fd:
+            if fd is None and not os.path.lexists(path):
                 raise TaskNotFound(relative)
+            if expected_modified is not None:
+                _check_expected(relative, _stamp_of_fd(fd), expected_modified)
+            trash, target = self._trash_target(relative)
             os.replace(path, target)
+        fsync_dir(target.parent)
+        fsync_dir(path.parent)
         return trash
+
+    def _trash_target(self, relative: str) -> tuple[str, Path]:
+        """Where a deleted file goes (its path under the root, and in full): its own path
+        under `.trash/`, or that with a time stamp when the trash already holds one."""
+        folder, _, name = relative.rpartition("/")
+        made = not os.path.lexists(self.root / TRASH)
+        trash_root = server_folder(self.root, TRASH)
+        if made:
+            fsync_dir(self.root)
+        target = make_folders(trash_root, folder, durable=True) / name
+        if not os.path.lexists(target):
+            return f"{TRASH}/{relative}", target
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+        trash = f"{TRASH}/{relative[:-3]}.{stamp}.md"
+        return trash, self.root / trash
 
     def write_batch(
         self, creates: Sequence[Task], updates: Sequence[tuple[str, Mapping[str, object]]] = ()
@@ -545,10 +564,24 @@ class TaskRepository:
         return result
 
 
-def _check_expected(relative: str, seen: Seen, expected: datetime | None) -> None:
-    actual = mtime_of(seen.stamp)
-    if expected is not None and actual != expected:  # any change: earlier is possible too
-        raise Conflict(relative, expected.isoformat(), actual.isoformat())
+def _check_expected(
+    relative: str, stamp: tuple[int, int] | None, expected: datetime | None
+) -> None:
+    """Conflict unless the file (`stamp`; None: no file) has the `expected` time."""
+    if expected is None:
+        return
+    actual = mtime_of(stamp) if stamp is not None else None
+    if actual != expected:  # any change: earlier is possible too
+        shown = actual.isoformat() if actual is not None else "deleted"
+        raise Conflict(relative, expected.isoformat(), shown)
+
+
+def _stamp_of_fd(fd: int | None) -> tuple[int, int] | None:
+    """The stamp of an open file (None for none)."""
+    if fd is None:
+        return None
+    st = os.fstat(fd)
+    return st.st_mtime_ns, st.st_size
 
 
 def _conflict(relative: str, seen: Seen, path: Path) -> Conflict:

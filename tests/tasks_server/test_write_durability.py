@@ -115,3 +115,11 @@ async def test_reordering_children_already_in_place_writes_nothing(
     assert [c["id"] for c in children] == ["kid0", "kid1", "kid2"]
     assert "order: 2\n" in (tmp_path / "tree/p/kid2.md").read_text()
     assert {p: p.stat().st_mtime_ns for p in before} == before
+
+
+async def test_a_delete_fsyncs_the_trash_folder_and_the_folder_the_file_left(
+    client: Client, synced: list[str]
+) -> None:
+    first = await synced_by(client, synced, "delete_task", task_id="six")
+    assert first == [".", ".trash", ".trash/p", "p"]  # the new trash folders, made durable
+    assert await synced_by(client, synced, "delete_task", task_id="seven") == [".trash/p", "p"]
