@@ -65,6 +65,7 @@ from storage.temps import is_temp_name, sweep_one, sweep_temps
 
 __all__ = [
     "MAX_FILE_BYTES",
+    "Decide",
     "Survey",
     "TaskRepository",
     "TreeRead",
@@ -80,6 +81,10 @@ WORKFLOW = ".workflow"
 SETTLE_SECONDS = 10.0
 """How long a reader waits for a live writer's batch before serving the tree as it is."""
 _SLUG_DROP = re.compile(r"[^a-z0-9]+")
+
+Decide = Callable[[Task], tuple[Mapping[str, object], str | None]]
+"""What `update_with` asks of the task it read: frontmatter changes, and the new body (None:
+the body stays)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,12 +381,30 @@ class TaskRepository:
         self.recover()
         path = self._existing(relative)
         with locked(path) as fd:
-            seen, text = read_for_update(relative, path, fd, self.max_bytes)
+            seen, text, _ = read_for_update(relative, path, fd, self.max_bytes)
             _check_expected(relative, seen.stamp, expected_modified)
-            data, written = checked_write(
-                relative, self.max_bytes, codec.update_text(text, changes, relative, body=body)
-            )
-            return self._replace_one(JournalWrite(relative, data, seen), written)
+            return self._rewrite(relative, seen, text, changes, body)
+
+    def update_with(self, relative: str, decide: Decide) -> FileResult:
+        """Change one file by what it holds: read once under its lock, `decide` is given
+        the task read and says what to change (frontmatter changes, and the new body or
+        None), and that is written as `update` writes. A change between the read and the
+        swap (an editor's save, which takes no lock) is Conflict, and the save is kept."""
+        self.recover()
+        path = self._existing(relative)
+        with locked(path) as fd:
+            seen, text, task = read_for_update(relative, path, fd, self.max_bytes)
+            changes, body = decide(task)
+            return self._rewrite(relative, seen, text, changes, body)
+
+    def _rewrite(
+        self, relative: str, seen: Seen, text: str, changes: Mapping[str, object], body: str | None
+    ) -> FileResult:
+        """Write `changes` (and `body`) into a locked file read as `seen` holding `text`."""
+        data, written = checked_write(
+            relative, self.max_bytes, codec.update_text(text, changes, relative, body=body)
+        )
+        return self._replace_one(JournalWrite(relative, data, seen), written)
 
     def _existing(self, relative: str) -> Path:
         path = inside_root(self.root, relative)
@@ -446,7 +469,7 @@ class TaskRepository:
             for relative in targets:
                 path = self._existing(relative)
                 fd = stack.enter_context(locked(path))
-                seen[relative] = read_for_update(relative, path, fd, self.max_bytes)
+                seen[relative] = read_for_update(relative, path, fd, self.max_bytes)[:2]
             planned += self._updated(updates, seen)
             if len(planned) <= 1:
                 return [self._write_one(*write) for write in planned]
