@@ -116,7 +116,9 @@ class TaskView(TaskBrief):
     completed: datetime | None = Field(None, description="Completed (frontmatter).")
     path: str | None = Field(None, description="File path under the root.")
     file_modified: datetime | None = Field(
-        None, description="File modification time; pass it as expected_modified to update_task."
+        None,
+        description="File modification time; pass it as expected_modified to update_task or"
+        " delete_task.",
     )
     depth: int | None = Field(None, description="Parent hops to a root (null on a parent cycle).")
     child_count: int | None = Field(None, description="Number of children (all statuses).")
