@@ -38,6 +38,7 @@ __all__ = [
     "atomic_create",
     "atomic_write",
     "exchange",
+    "flocked",
     "fsync_dir",
     "inside_root",
     "is_server_folder_safe",
@@ -95,14 +96,17 @@ def stamp_of(path: Path) -> tuple[int, int] | None:
 # --- folders ---------------------------------------------------------------------------
 
 
-def make_folders(base: Path, relative: str) -> Path:
+def make_folders(base: Path, relative: str, *, durable: bool = False) -> Path:
     """Create `base/relative` one folder at a time, never through a link: UnsafeFolder when
-    a part of it is a symlink or not a folder. `base` itself is trusted."""
+    a part of it is a symlink or not a folder. `base` itself is trusted. `durable`: the
+    folder holding each one created is fsynced, so the new folder outlives a power cut."""
     folder = base
     for part in Path(relative).parts:
-        folder = folder / part
+        parent, folder = folder, folder / part
         with contextlib.suppress(FileExistsError):
             os.mkdir(folder)
+            if durable:
+                fsync_dir(parent)
         if not stat.S_ISDIR(os.lstat(folder).st_mode):
             raise UnsafeFolder(str(folder), "is a symlink or not a folder")
     return folder
@@ -346,3 +350,22 @@ def _same_file(fd: int, path: Path) -> bool:
         return os.fstat(fd).st_ino == path.stat().st_ino
     except FileNotFoundError:
         return False
+
+
+@contextlib.contextmanager
+def flocked(root: Path, folder: str, name: str) -> Iterator[None]:
+    """Hold an exclusive `flock` on `<root>/<folder>/<name>` (a server folder, the file
+    made if missing, never through a link) while the block runs; the kernel drops it when
+    its holder dies. Where it cannot be made (a read-only tree) the block runs without it."""
+    try:
+        fd = os.open(
+            server_folder(root, folder) / name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600
+        )
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

@@ -126,18 +126,21 @@ def _same(first: os.stat_result, second: os.stat_result) -> bool:
     return _stamp(first) == _stamp(second)
 
 
-def read_for_update(relative: str, path: Path, fd: int | None, limit: int) -> tuple[Seen, str]:
-    """The locked file `fd` as it is now, and its text; a file mid-rewrite by an editor
-    is read again, as `read_task_file` does. An empty one is read again even when its
-    modification time is old: a truncate shows the new size a moment before the new time
-    (seen on ext4), and a file a write names is rarely empty for good."""
+def read_for_update(
+    relative: str, path: Path, fd: int | None, limit: int
+) -> tuple[Seen, str, Task]:
+    """The locked file `fd` as it is now, its text and the task it holds (one read, one
+    parse); a file mid-rewrite by an editor is read again, as `read_task_file` does. An
+    empty one is read again even when its modification time is old: a truncate shows the
+    new size a moment before the new time (seen on ext4), and a file a write names is
+    rarely empty for good."""
     if fd is None:
         raise TaskNotFound(relative)
     for attempt in range(_SETTLE_TRIES + 1):
         seen = _read_seen_whole(relative, fd, limit)
         try:
-            codec.from_bytes(seen.data, relative)
-            return seen, seen.data.decode("utf-8")
+            task = codec.from_bytes(seen.data, relative)
+            return seen, seen.data.decode("utf-8"), task
         except ParseError:
             patience = _STILL_READS if seen.data or not _is_fresh(seen.stamp) else _SETTLE_TRIES
             if attempt >= patience or (seen.data and not _is_fresh(seen.stamp)):

@@ -1,13 +1,15 @@
 """The task repository: a folder (the root) of task files, read and written safely.
 
 Reading: every `*.md` below the root, except in hidden folders and paths matched by the
-root's `.tasksignore` (one glob a line; `dir/` matches a folder). One bad file never stops a
-load: it becomes a `Problem` beside the tasks.
+root's `.tasksignore` (one glob a line; `dir/` matches a folder), walked once and read only
+where a known result is stale (`walk.py`). One bad file never stops a load: it becomes a
+`Problem` beside the tasks.
 
-Writing: new tasks go to `<root>/<project>/tasks/<id>-<slug>.md` (or `<root>/inbox/`); an
-existing task is updated in place, changing only the lines of the keys that change; a
-delete moves the file to `<root>/.trash/`. Every write is atomic and locked (`files.py`),
-checked before its first byte (`reading.checked_bytes`), and a batch of files is all or
+Writing: new tasks go to `<root>/<project>/tasks/<id>-<slug>.md` (or `<root>/inbox/`,
+`naming.py`); an existing task is updated in place, changing only the lines of the keys
+that change; a delete moves the file to `<root>/.trash/` (`trash.py`). Every write is
+atomic, durable and locked (`files.py`), checked before its first byte
+(`reading.checked_write`), and a batch of files is all or
 nothing even across a crash (`journal.py`). Opening a repository finishes the batches of
 writers that died and sweeps their temporary files (`temps.py`); the server's own folders
 (`.trash`, `.tasks-index`) are never followed through a link out of the root.
@@ -16,14 +18,11 @@ writers that died and sweeps their temporary files (`temps.py`); the server's ow
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
-import re
-import secrets
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 
 from storage import codec
@@ -31,7 +30,6 @@ from storage.bulk import gc_paused
 from storage.errors import (
     AlreadyExists,
     Conflict,
-    InvalidId,
     PathOutsideRoot,
     TaskNotFound,
 )
@@ -39,19 +37,18 @@ from storage.files import (
     Changed,
     Seen,
     atomic_create,
+    flocked,
     inside_root,
     is_server_folder_safe,
     locked,
-    make_folders,
     replace_checked,
-    server_folder,
     stamp_of,
 )
 from storage.ignore import IgnoreRules
 from storage.journal import INDEX_FOLDER, Journal, JournalWrite, is_journal_temp
-from storage.model import Task, is_valid_id
+from storage.model import Task
+from storage.naming import FILE_STEM_CHARS, new_id, new_task_path, slugify
 from storage.reading import (
-    changed_of,
     checked_write,
     problem_result,
     read_for_update,
@@ -59,11 +56,16 @@ from storage.reading import (
     read_task_file,
     written_result,
 )
-from storage.table import FileResult, FileTable, ProblemKind, mark_of
-from storage.temps import is_temp_name, sweep_one, sweep_temps
+from storage.table import FileResult, FileTable
+from storage.temps import sweep_one, sweep_temps
+from storage.timestamps import check_expected, mtime_of
+from storage.trash import TRASH, move_to_trash
+from storage.walk import Listed, Survey, TreeRead, is_utf8, read_stale, survey_of, walk
 
 __all__ = [
+    "FILE_STEM_CHARS",
     "MAX_FILE_BYTES",
+    "Decide",
     "Survey",
     "TaskRepository",
     "TreeRead",
@@ -74,68 +76,13 @@ __all__ = [
 MAX_FILE_BYTES = 1024 * 1024
 IGNORE_FILE = ".tasksignore"
 WRITE_LOCK = "write.lock"
-TRASH = ".trash"
 WORKFLOW = ".workflow"
 SETTLE_SECONDS = 10.0
 """How long a reader waits for a live writer's batch before serving the tree as it is."""
-_SLUG_DROP = re.compile(r"[^a-z0-9]+")
 
-
-@dataclass(frozen=True, slots=True)
-class Survey:
-    """One walk of the tree against known results: every task file in walk order, as its
-    known result when its stamp still matches, else as its path (to be read)."""
-
-    found: list[FileResult | str]
-    stale: list[str]  # the paths in `found`
-    links: frozenset[str] = frozenset()  # symlinked files: always read, never trusted
-
-    @property
-    def current(self) -> int:
-        """How many known results are still current."""
-        return len(self.found) - len(self.stale)
-
-
-@dataclass(frozen=True, slots=True)
-class TreeRead:
-    """One read of a whole tree: the walk, the results in walk order, their table, and the
-    seconds the walk and the reads took."""
-
-    survey: Survey
-    results: list[FileResult]
-    table: FileTable
-    walk_seconds: float
-    read_seconds: float
-
-
-def slugify(title: str, limit: int = 48) -> str:
-    """`Fix the parser!` → `fix-the-parser`: a file-name-safe slug of a title."""
-    slug = _SLUG_DROP.sub("-", title.lower()).strip("-")
-    return slug[:limit].rstrip("-") or "task"
-
-
-FILE_STEM_CHARS = 200
-"""The longest `<id>-<slug>` a new file's name takes: with `.md` and the affixes of a
-temporary or journal file it stays under the 255 bytes a file name may have."""
-
-
-def file_name(task_id: str, title: str) -> str:
-    """`<id>-<slug>.md`, the slug shortened (or left out) so that the name fits; an id too
-    long for any file name is InvalidId.
-
-    >>> file_name("a-1", "Fix the parser!"), len(file_name("x" * 195, "Title"))
-    ('a-1-fix-the-parser.md', 198)
-    """
-    if len(task_id) > FILE_STEM_CHARS:
-        raise InvalidId(task_id, f"longer than the {FILE_STEM_CHARS} characters a file name allows")
-    room = FILE_STEM_CHARS - len(task_id) - 1
-    slug = slugify(title, limit=min(48, room)) if room >= 8 else ""
-    return f"{task_id}-{slug}.md" if slug else f"{task_id}.md"
-
-
-def mtime_of(stamp: tuple[int, int]) -> datetime:
-    """A file's modification time (from its stamp) as an aware UTC datetime, to the µs."""
-    return datetime.fromtimestamp(stamp[0] // 1000 / 1_000_000, UTC)
+Decide = Callable[[Task], tuple[Mapping[str, object], str | None]]
+"""What `update_with` asks of the task it read: frontmatter changes, and the new body (None:
+the body stays)."""
 
 
 class TaskRepository:
@@ -194,45 +141,8 @@ class TaskRepository:
             if not isinstance(entry, str):
                 yield relative
 
-    def _walk(self) -> Iterator[tuple[str, os.DirEntry[str] | str]]:
-        """(relative path, directory entry) of each candidate, or (path, why it is skipped)
-        for a folder that cannot be listed or a name that is not UTF-8; folder links are
-        not followed. Folders are listed through a descriptor, so an entry's `stat()` looks
-        up one name, not the whole path again (7% off a warm start's walk)."""
-        stack = [""]
-        while stack:
-            prefix = stack.pop()
-            try:
-                folder = os.open(self._root_str + "/" + prefix, os.O_RDONLY | os.O_DIRECTORY)
-            except OSError as exc:  # a folder we may not enter (lost+found), gone meanwhile
-                if prefix and not isinstance(exc, FileNotFoundError):
-                    yield prefix.rstrip("/"), f"folder not read: {exc.strerror}"
-                continue
-            try:
-                yield from self._listed(prefix, folder, stack)
-            finally:
-                os.close(folder)
-
-    def _listed(
-        self, prefix: str, folder: int, stack: list[str]
-    ) -> Iterator[tuple[str, os.DirEntry[str] | str]]:
-        """The candidates in one folder; its subfolders go on `stack`."""
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                name = entry.name
-                if name.startswith("."):
-                    if is_temp_name(name) or is_journal_temp(name):
-                        self._sweep_stray(prefix + name, name)
-                    continue
-                relative = prefix + name
-                is_folder = entry.is_dir(follow_symlinks=False)
-                if not is_utf8(name) and (is_folder or name.endswith(".md")):
-                    yield relative, "the name is not UTF-8: skipped (rename it to serve it)"
-                elif is_folder:
-                    if not self._ignored(relative + "/"):
-                        stack.append(relative + "/")
-                elif name.endswith(".md") and not self._ignored(relative):
-                    yield relative, entry
+    def _walk(self) -> Iterator[Listed]:
+        return walk(self._root_str, self._ignored, self._sweep_stray)
 
     def read(self, relative: str) -> FileResult | None:
         """Read one file; None when it no longer exists."""
@@ -258,40 +168,13 @@ class TaskRepository:
 
     def survey(self, known: Mapping[str, FileResult]) -> Survey:
         """Walk the tree and stat each file against `known` results (from the cache, or the
-        table): which are still current and which must be read. No file is opened."""
-        found: list[FileResult | str] = [self.ignore_problem] if self.ignore_problem else []
-        found += self.conflict_notes()
-        stale: list[str] = []
-        links: set[str] = set()
-        for relative, entry in self._walk():
-            if isinstance(entry, str):
-                found.append(_skipped(relative, entry))
-                continue
-            result = known.get(relative)
-            if entry.is_symlink():
-                links.add(relative)
-            elif result is not None and result.mark == _mark_of_entry(entry):
-                found.append(result)
-                continue
-            found.append(relative)
-            stale.append(relative)
-        return Survey(found, stale, frozenset(links))
+        table): which are still current and which must be read (`walk.survey_of`)."""
+        first = [self.ignore_problem] if self.ignore_problem else []
+        return survey_of(self._walk(), known, first + self.conflict_notes())
 
     def read_stale(self, survey: Survey) -> list[FileResult]:
         """Every file of a survey, in walk order: read when stale, as known when current."""
-        results: list[FileResult] = []
-        for item in survey.found:
-            if isinstance(item, str):
-                read = (
-                    self.read(item)
-                    if item in survey.links
-                    else read_task_file(item, self._root_str + "/" + item, self.max_bytes)
-                )
-                if read is not None:  # gone since the walk
-                    results.append(read)
-            else:
-                results.append(item)
-        return results
+        return read_stale(survey, self.read, self._root_str, self.max_bytes)
 
     def read_tree(self, cached: Mapping[str, FileResult] | None = None) -> TreeRead:
         """Read the whole tree: one walk, then every file the walk could not take from
@@ -311,22 +194,11 @@ class TaskRepository:
 
     # --- writing ---------------------------------------------------------------------
 
-    @staticmethod
-    def new_id(project: str | None, exists: Callable[[str], bool]) -> str:
-        """A fresh `<project or "task">-<8 hex>` id for which `exists` is false."""
-        prefix = project if project and is_valid_id(project) else "task"
-        while True:
-            candidate = f"{prefix}-{secrets.token_hex(4)}"
-            if not exists(candidate):
-                return candidate
+    new_id = staticmethod(new_id)
 
     def path_for_new(self, task: Task) -> str:
-        if not is_valid_id(task.id):
-            raise InvalidId(task.id)
-        if task.project is not None and not is_valid_id(task.project):
-            raise InvalidId(task.project)
-        folder = f"{task.project}/tasks" if task.project else "inbox"
-        return f"{folder}/{file_name(task.id, task.title)}"
+        """Where a new task's file goes, under the root (`naming.new_task_path`)."""
+        return new_task_path(task)
 
     def create(self, task: Task) -> FileResult:
         """Write a new task file (never over an existing one)."""
@@ -375,12 +247,31 @@ class TaskRepository:
         self.recover()
         path = self._existing(relative)
         with locked(path) as fd:
-            seen, text = read_for_update(relative, path, fd, self.max_bytes)
-            _check_expected(relative, seen, expected_modified)
-            data, written = checked_write(
-                relative, self.max_bytes, codec.update_text(text, changes, relative, body=body)
-            )
-            return self._replace_one(JournalWrite(relative, data, seen), written)
+            seen, text, _ = read_for_update(relative, path, fd, self.max_bytes)
+            if expected_modified is not None:
+                check_expected(relative, seen.stamp, expected_modified)
+            return self._rewrite(relative, seen, text, changes, body)
+
+    def update_with(self, relative: str, decide: Decide) -> FileResult:
+        """Change one file by what it holds: read once under its lock, `decide` is given
+        the task read and says what to change (frontmatter changes, and the new body or
+        None), and that is written as `update` writes. A change between the read and the
+        swap (an editor's save, which takes no lock) is Conflict, and the save is kept."""
+        self.recover()
+        path = self._existing(relative)
+        with locked(path) as fd:
+            seen, text, task = read_for_update(relative, path, fd, self.max_bytes)
+            changes, body = decide(task)
+            return self._rewrite(relative, seen, text, changes, body)
+
+    def _rewrite(
+        self, relative: str, seen: Seen, text: str, changes: Mapping[str, object], body: str | None
+    ) -> FileResult:
+        """Write `changes` (and `body`) into a locked file read as `seen` holding `text`."""
+        data, written = checked_write(
+            relative, self.max_bytes, codec.update_text(text, changes, relative, body=body)
+        )
+        return self._replace_one(JournalWrite(relative, data, seen), written)
 
     def _existing(self, relative: str) -> Path:
         path = inside_root(self.root, relative)
@@ -388,24 +279,12 @@ class TaskRepository:
             raise TaskNotFound(relative)
         return path
 
-    def delete(self, relative: str) -> str:
+    def delete(self, relative: str, *, expected_modified: datetime | None = None) -> str:
         """Move a task file into `<root>/.trash/` (kept, never lost); returns where it went.
-        UnsafeFolder when `.trash` (or a folder in it) is a link: nothing leaves the root."""
+        Durable as a one-file write is; with `expected_modified`, guarded as `update` is
+        (`trash.py`)."""
         self.recover()
-        path = self._existing(relative)
-        folder, name = relative.rpartition("/")[0], relative.rpartition("/")[2]
-        trash_folder = make_folders(server_folder(self.root, TRASH), folder)
-        trash = f"{TRASH}/{relative}"
-        target = trash_folder / name
-        if os.path.lexists(target):
-            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
-            trash = f"{TRASH}/{relative[:-3]}.{stamp}.md"
-            target = self.root / trash
-        with locked(path):
-            if not os.path.lexists(path):
-                raise TaskNotFound(relative)
-            os.replace(path, target)
-        return trash
+        return move_to_trash(self.root, relative, self._existing(relative), expected_modified)
 
     def write_batch(
         self, creates: Sequence[Task], updates: Sequence[tuple[str, Mapping[str, object]]] = ()
@@ -427,7 +306,7 @@ class TaskRepository:
             for relative in targets:
                 path = self._existing(relative)
                 fd = stack.enter_context(locked(path))
-                seen[relative] = read_for_update(relative, path, fd, self.max_bytes)
+                seen[relative] = read_for_update(relative, path, fd, self.max_bytes)[:2]
             planned += self._updated(updates, seen)
             if len(planned) <= 1:
                 return [self._write_one(*write) for write in planned]
@@ -481,20 +360,8 @@ class TaskRepository:
         `flock` on `.tasks-index/write.lock`: the kernel drops it when a holder dies. A
         tree where the lock cannot be made (read-only) is written without it (and the
         write itself fails there)."""
-        try:
-            fd = os.open(
-                server_folder(self.root, INDEX_FOLDER) / WRITE_LOCK,
-                os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW,
-                0o600,
-            )
-        except OSError:
+        with flocked(self.root, INDEX_FOLDER, WRITE_LOCK):
             yield
-            return
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)
 
     # --- recovery --------------------------------------------------------------------
 
@@ -545,33 +412,10 @@ class TaskRepository:
         return result
 
 
-def _check_expected(relative: str, seen: Seen, expected: datetime | None) -> None:
-    actual = mtime_of(seen.stamp)
-    if expected is not None and actual != expected:  # any change: earlier is possible too
-        raise Conflict(relative, expected.isoformat(), actual.isoformat())
-
-
 def _conflict(relative: str, seen: Seen, path: Path) -> Conflict:
     now = stamp_of(path)
     actual = mtime_of(now).isoformat() if now is not None else "deleted"
     return Conflict(relative, mtime_of(seen.stamp).isoformat(), actual)
-
-
-def is_utf8(name: str) -> bool:
-    """False for a name holding bytes that are not UTF-8 (decoded as lone surrogates)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _skipped(relative: str, why: str) -> FileResult:
-    """A path the walk could not use, as a load problem under a printable name (bytes that
-    are not UTF-8 shown as `\\xff`)."""
-    shown = os.fsencode(relative).decode("utf-8", "backslashreplace")
-    kind: ProblemKind = "not_utf8" if "UTF-8" in why else "unreadable"
-    return problem_result(shown, (0, 0), kind, why)
 
 
 def _identity(path: Path) -> tuple[int, ...] | None:
@@ -581,12 +425,3 @@ def _identity(path: Path) -> tuple[int, ...] | None:
     except OSError:
         return None
     return st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino
-
-
-def _mark_of_entry(entry: os.DirEntry[str]) -> bytes | None:
-    """Stamp and change of a listed file, as a `FileResult` of it holds them (`mark`)."""
-    try:
-        stat = entry.stat()
-    except FileNotFoundError:
-        return None  # deleted since the folder was listed: read (and find it gone)
-    return mark_of((stat.st_mtime_ns, stat.st_size), changed_of(stat))

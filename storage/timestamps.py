@@ -1,4 +1,5 @@
-"""Timestamps in every shape real task trees use, made timezone-aware.
+"""Timestamps in every shape real task trees use, made timezone-aware; a file's
+modification time as one, and the check of the time a writer expects a file to have.
 
 >>> parse_timestamp("2026-02-04T16:37:39.524657-08:00").isoformat()
 '2026-02-04T16:37:39.524657-08:00'
@@ -13,7 +14,9 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime
 
-__all__ = ["parse_timestamp", "utc_now"]
+from storage.errors import Conflict
+
+__all__ = ["check_expected", "mtime_of", "parse_timestamp", "utc_now"]
 
 # Python's parser keeps six fractional digits; longer fractions (beads writes nine) are cut.
 _LONG_FRACTION = re.compile(r"(\.\d{6})\d+")
@@ -41,3 +44,17 @@ def parse_timestamp(value: object) -> datetime | None:
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def mtime_of(stamp: tuple[int, int]) -> datetime:
+    """A file's modification time (from its stamp) as an aware UTC datetime, to the µs."""
+    return datetime.fromtimestamp(stamp[0] // 1000 / 1_000_000, UTC)
+
+
+def check_expected(relative: str, stamp: tuple[int, int] | None, expected: datetime) -> None:
+    """Conflict unless the file (`stamp`; None: no file) has the `expected` time, the
+    modification time a caller read it at."""
+    actual = mtime_of(stamp) if stamp is not None else None
+    if actual != expected:  # any change: earlier is possible too
+        shown = actual.isoformat() if actual is not None else "deleted"
+        raise Conflict(relative, expected.isoformat(), shown)

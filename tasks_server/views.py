@@ -26,7 +26,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
 from pydantic_core import CoreSchema
 
-from graph.claims import claim_of
+from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, claim_of
 from graph.facts import TaskFacts
 from storage.model import Task
 from tasks_server.sizes import MAX_ID_CHARS, MAX_TITLE_CHARS, clip
@@ -116,7 +116,9 @@ class TaskView(TaskBrief):
     completed: datetime | None = Field(None, description="Completed (frontmatter).")
     path: str | None = Field(None, description="File path under the root.")
     file_modified: datetime | None = Field(
-        None, description="File modification time; pass it as expected_modified to update_task."
+        None,
+        description="File modification time; pass it as expected_modified to update_task or"
+        " delete_task.",
     )
     depth: int | None = Field(None, description="Parent hops to a root (null on a parent cycle).")
     child_count: int | None = Field(None, description="Number of children (all statuses).")
@@ -227,6 +229,14 @@ def claim_fields(task: Task, now: datetime) -> dict[str, Any]:
     }
 
 
+def _extra_of(task: Task, claim: dict[str, Any]) -> dict[str, Any] | None:
+    """The frontmatter keys no typed field shows: a claim key the claim fields show (who,
+    until when) is left out, so each fact appears once; one they cannot show (a lease end
+    that is not a time) stays, as written."""
+    shown = {key for key in (CLAIMED_BY, CLAIM_EXPIRES) if claim.get(key) is not None}
+    return {key: value for key, value in task.extra.items() if key not in shown} or None
+
+
 def to_view(
     task: Task,
     fields: Fields = "brief",
@@ -272,7 +282,7 @@ def to_view(
         "completed": task.completed,
         "path": task.path,
         "file_modified": file_modified,
-        "extra": dict(task.extra) or None,
+        "extra": _extra_of(task, claim),
         "blocks": blocks,
         "body": body[:max_body_chars] if truncated else body,
         "body_truncated": truncated,

@@ -1,10 +1,10 @@
 """Writes that decide on what the file holds now: claims, notes, a completion that respects
 a claim. One server process may race another on the same file; exactly one wins.
 
-A guarded write reads the task's file afresh, lets a pure `decide` check what it holds (a
-claim, its lease, the status) and say what to write, then writes only if the file is still
-the one read (the repository's compare-and-set on the file's modification time, under its
-lock, with the atomic exchange that keeps a concurrent editor's save). Every such tool is a
+A guarded write reads the task's file afresh, once, under the file's lock, lets a pure
+`decide` check what it holds (a claim, its lease, the status) and say what to write, then
+writes only if the file is still the one read (the repository's atomic exchange, checked
+against the bytes read, that keeps a concurrent editor's save). Every such tool is a
 mutation, so it runs under the tree-wide write lock (`Toolset.run`): another server waits
 its turn, and what is left to race is an editor's save. A write that loses
 the race reads again and decides again, a bounded number of times: a claim then meets the
@@ -24,9 +24,8 @@ from pydantic import AfterValidator, Field
 
 from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, claim_of, iso
 from storage.codec import DELETE
-from storage.errors import Conflict, TaskNotFound
+from storage.errors import Conflict, ParseError, TaskNotFound, TooLarge
 from storage.model import Task
-from storage.repository import mtime_of
 from storage.table import FileResult
 from tasks_server.context import ServerContext
 from tasks_server.errors import ClaimHeld
@@ -79,32 +78,35 @@ def check_claim(task: Task, agent: str | None, force: bool, now: datetime) -> No
     )
 
 
-def _fresh(ctx: ServerContext, path: str, task_id: str) -> FileResult:
-    """The task's file as it is on disk now (not as the index last saw it)."""
-    found = ctx.live.repository.read(path)
-    if found is None or found.task is None or found.task.id != task_id:
-        raise TaskNotFound(task_id)
-    return found
+def _same_task(task_id: str, decide: Callable[[Task], Decision]) -> Callable[[Task], Decision]:
+    """`decide`, given only the task `task_id` (TaskNotFound when the file holds another)."""
+
+    def checked(task: Task) -> Decision:
+        if task.id != task_id:
+            raise TaskNotFound(task_id)
+        return decide(task)
+
+    return checked
 
 
 def guarded_write(
     ctx: ServerContext, task_id: str, decide: Callable[[Task], Decision]
 ) -> FileResult:
-    """Read, `decide`, write only over what was read; on a lost race, again (bounded).
-    The written file is recorded in the index before returning."""
+    """Read the file once under its lock, `decide`, write only over what was read; on a
+    lost race, again (bounded). A file that is gone, holds another task or no task at all
+    is TaskNotFound. The written file is recorded in the index before returning."""
     path = ctx.index.require(task_id).path
     repo = ctx.live.repository
     for attempt in range(ATTEMPTS):
-        found = _fresh(ctx, path, task_id)
-        assert found.task is not None  # _fresh checked
-        changes, body = decide(found.task)
         try:
-            result = repo.update(path, changes, expected_modified=mtime_of(found.stamp), body=body)
+            result = repo.update_with(path, _same_task(task_id, decide))
         except Conflict:
             if attempt == ATTEMPTS - 1:
                 raise
             time.sleep(random.uniform(0, 0.001 * min(attempt + 1, 8)))  # de-synchronise racers
             continue
+        except (TaskNotFound, ParseError, TooLarge) as exc:
+            raise TaskNotFound(task_id) from exc
         ctx.live.record([result])
         return result
     raise AssertionError("unreachable")  # pragma: no cover

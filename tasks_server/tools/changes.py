@@ -41,6 +41,7 @@ from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow, to_view
 
 __all__ = [
     "Delta",
+    "base_at",
     "delta_between",
     "get_changes",
     "get_task_history",
@@ -52,6 +53,7 @@ Revision = Annotated[str, Field(min_length=1, max_length=256)]
 """Any git revision: a sha, tag, branch, HEAD~3."""
 Days = Annotated[float, Field(ge=0, le=MAX_SINCE_DAYS)]
 PAGED = "This page's part (see limit, cursor)."
+BEFORE_HISTORY = "since_days reaches before the first commit: compared with the empty tree"
 
 
 class GetChangesInput(PageArgs):
@@ -86,7 +88,10 @@ class ChangesSummary(BaseModel):
 
 
 class GetChangesOutput(Envelope):
-    since: str = Field(description="The earlier state's commit (full sha).")
+    since: str = Field(
+        description="The earlier state's commit (full sha); git's empty tree when"
+        " since_days reaches before the first commit."
+    )
     until: str | None = Field(description="The later state's commit; null: the files on disk.")
     added: list[TaskRow] = Field(description=f"Tasks only in the later state. {PAGED}")
     removed: list[TaskRow] = Field(
@@ -168,7 +173,7 @@ def review_changes(ctx: ServerContext, since_days: float) -> tuple[ChangesSince,
     start = cutoff(ctx.clock(), since_days, "since_days")
     try:
         git = open_git(ctx)
-        base = git.commit_at(start) or EMPTY_TREE
+        base = base_at(git, start)
         found = delta_between(ctx, git, base, None)
     except HistoryError:  # not in git, or no commit yet: the files' own times
         now = ctx.clock()
@@ -178,15 +183,17 @@ def review_changes(ctx: ServerContext, since_days: float) -> tuple[ChangesSince,
     return changes_from_delta(ctx.index, found.delta), base
 
 
+def base_at(git: GitTree, moment: datetime) -> str:
+    """The state of the tree at `moment`: the last commit at or before it, or git's empty
+    tree when the history starts later (every task then reads as added since)."""
+    return git.commit_at(moment) or EMPTY_TREE
+
+
 def resolve_since(ctx: ServerContext, git: GitTree, args: GetChangesInput) -> str:
     if args.since_ref is not None:
         return git.resolve(args.since_ref)
     assert args.since_days is not None
-    moment = cutoff(ctx.clock(), args.since_days, "since_days")
-    found = git.commit_at(moment)
-    if found is None:
-        raise HistoryError(f"no commit at or before {moment.isoformat()}: the history is younger")
-    return found
+    return base_at(git, cutoff(ctx.clock(), args.since_days, "since_days"))
 
 
 def _task_rows(ctx: ServerContext, found: Delta, fields: Fields) -> Rows:
@@ -218,6 +225,7 @@ def get_changes(ctx: ServerContext, args: GetChangesInput) -> Listing[GetChanges
             "changes_listed",
             "Read the sections; call get_task_history for one task",
             ["get_task_history", "get_task", "get_structural_signals"],
+            warnings=[BEFORE_HISTORY] if since == EMPTY_TREE else None,
         ),
         more="Call get_changes with cursor=next_cursor for the rest of the sections",
         rows=_task_rows(ctx, found, args.fields),

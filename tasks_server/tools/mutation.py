@@ -225,6 +225,11 @@ def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
 
 class DeleteTaskInput(Input):
     task_id: IdArg = Field(description=TASK_ID)
+    expected_modified: AwareMoment | None = Field(
+        None,
+        description="file_modified from get_task (with its offset); refused with CONFLICT if"
+        " the file changed since.",
+    )
 
 
 class DeleteTaskOutput(ReadinessReport):
@@ -239,7 +244,7 @@ def delete_task(ctx: ServerContext, args: DeleteTaskInput) -> DeleteTaskOutput:
     task = ctx.index.require(args.task_id)
     referrers = sorted(set(ctx.index.dependents(task.id)) | set(ctx.index.children(task.id)))
     probe = ReadinessProbe.take(ctx.index, [task.id])
-    trash = ctx.live.repository.delete(task.path)
+    trash = ctx.live.repository.delete(task.path, expected_modified=args.expected_modified)
     ctx.live.record([], removed_paths=[task.path])
     found = probe.changes(ctx.index)
     return DeleteTaskOutput(

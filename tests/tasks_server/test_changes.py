@@ -13,6 +13,7 @@ import frontmatter
 import pytest
 from mcp import Client
 
+from storage.history import EMPTY_TREE
 from tasks_server.edge.server import TasksServer
 from tests.gitrepo import EPOCH, commit_all, git, init
 from tests.tasks_server.conftest import call, fail, make_server
@@ -305,6 +306,35 @@ async def test_since_days_reads_the_last_commit_at_or_before_that_moment(
     assert (await call(session, "get_changes", since_days=1))["since"] == second
 
 
+async def test_a_cutoff_before_the_history_is_measured_from_the_empty_tree_as_the_review_does(
+    repo: tuple[Path, list[str]], session: Client
+) -> None:
+    root, _ = repo
+    result = await every_page(session, since_days=10_000, limit=4)
+    review = await call(session, "get_review_snapshot", since_days=10_000, limit=1000)
+    on_disk = sorted(revision_tasks(root, None))
+    assert result["since"] == EMPTY_TREE and result["until"] is None
+    assert sorted(ids(result["added"])) == on_disk
+    assert result["removed"] == result["changed"] == []
+    assert sorted(t["id"] for t in review["changes_since"]["tasks_created"]) == on_disk
+    assert result["guidance"]["warnings"] == [
+        "since_days reaches before the first commit: compared with the empty tree"
+    ]
+
+
+async def test_a_cutoff_before_the_history_up_to_a_revision_adds_that_revisions_tasks(
+    repo: tuple[Path, list[str]], session: Client
+) -> None:
+    root, (first, _) = repo
+    result = await every_page(session, since_days=10_000, until_ref=first, limit=4)
+    assert result["since"] == EMPTY_TREE and result["until"] == first
+    assert sorted(ids(result["added"])) == sorted(revision_tasks(root, first))
+
+
+async def test_a_cutoff_within_the_history_carries_no_warning(session: Client) -> None:
+    assert "warnings" not in (await call(session, "get_changes", since_days=1))["guidance"]
+
+
 async def test_a_cursor_of_other_revisions_is_refused(
     repo: tuple[Path, list[str]], session: Client
 ) -> None:
@@ -326,11 +356,10 @@ async def test_a_cursor_of_other_revisions_is_refused(
         {"since_ref": "0123456789abcdef0123456789abcdef01234567"},
         {"since_ref": "--output=/tmp/x"},
         {"since_ref": "HEAD", "until_ref": "HEAD~99"},
-        {"since_days": 10_000},
         {"since_ref": "HEAD", "since_days": 1},
         {},
     ],
-    ids=["unknown", "foreign-sha", "option-like", "bad-until", "before-history", "both", "none"],
+    ids=["unknown", "foreign-sha", "option-like", "bad-until", "both", "none"],
 )
 async def test_a_bad_revision_is_invalid_argument_with_one_line(
     session: Client, arguments: dict[str, Any]

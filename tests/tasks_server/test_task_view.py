@@ -75,3 +75,37 @@ async def test_a_list_shows_an_editors_change_and_a_tools_change_at_once(
         ("Edited by hand", "b"),
         ("Edited by a tool", None),
     ]
+
+
+async def test_a_claim_shows_once_in_a_full_view_as_its_fields_not_again_in_extra(
+    client: Client,
+) -> None:
+    await call(client, "claim_task", task_id="wx-6ca4a1a9", agent="w1", lease_seconds=60)
+    one = (await call(client, "get_task", task_id="wx-6ca4a1a9", fields="full"))["task"]
+    listed = (await call(client, "list_tasks", project="wx", fields="full", limit=100))["tasks"]
+    row = next(t for t in listed if t["id"] == "wx-6ca4a1a9")
+    for view in (one, row):
+        claim = {key: view[key] for key in ("claimed_by", "claim_expires", "claim_live")}
+        assert claim == {
+            "claimed_by": "w1",
+            "claim_expires": "2026-11-22T12:01:00Z",
+            "claim_live": True,
+        }
+        assert "claimed_by" not in (view["extra"] or {})
+        assert "claim_expires" not in (view["extra"] or {})
+
+
+async def test_claim_keys_no_field_can_show_stay_in_extra_as_written(tmp_path: Path) -> None:
+    front = "id: {id}\ntitle: T\nclaimed_by: {who}\nclaim_expires: {until}\nsize: big"
+    for task_id, who, until in [("odd", "w1", "soon"), ("nobody", "''", "2026-11-22")]:
+        text = "---\n" + front.format(id=task_id, who=who, until=until) + "\n---\n"
+        write(tmp_path, f"{task_id}.md", text)
+    server = make_server(tmp_path)
+    async with Client(server) as client:
+        odd = (await call(client, "get_task", task_id="odd", fields="full"))["task"]
+        nobody = (await call(client, "get_task", task_id="nobody", fields="full"))["task"]
+    server.context.close()
+    assert odd["claimed_by"] == "w1" and "claim_expires" not in odd
+    assert odd["extra"] == {"claim_expires": "soon", "size": "big"}  # not a time: kept
+    assert "claimed_by" not in nobody  # an empty name is no claim: both keys as written
+    assert nobody["extra"] == {"claimed_by": "", "claim_expires": "2026-11-22", "size": "big"}

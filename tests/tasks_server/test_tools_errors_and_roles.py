@@ -111,18 +111,24 @@ async def test_cursor_of_another_query_is_refused(client: Client) -> None:
     assert data["error"]["code"] == "INVALID_CURSOR"
 
 
-async def test_update_based_on_an_old_read_is_a_conflict_and_the_file_is_kept(
-    client: Client, example_root: Path
-) -> None:
-    task = (await call(client, "get_task", task_id="wx-6ca4a1a9"))["task"]
-    path = example_root / task["path"]
+async def saved_since_read(client: Client, root: Path, task_id: str) -> tuple[str, Path, str]:
+    """Read a task (its `file_modified`), then save its file as an editor would, a moment
+    later; returns what was read, the file and what the editor saved."""
+    task = (await call(client, "get_task", task_id=task_id))["task"]
+    path = root / task["path"]
     human = path.read_text().replace("status: active", "status: waiting")
     path.write_text(human)
     later = path.stat().st_mtime_ns + 2_000_000_000
     os.utime(path, ns=(later, later))
+    return task["file_modified"], path, human
+
+
+async def test_update_based_on_an_old_read_is_a_conflict_and_the_file_is_kept(
+    client: Client, example_root: Path
+) -> None:
+    read_at, path, human = await saved_since_read(client, example_root, "wx-6ca4a1a9")
     data = await fail(
-        client, "update_task", task_id="wx-6ca4a1a9", priority=0,
-        expected_modified=task["file_modified"],
+        client, "update_task", task_id="wx-6ca4a1a9", priority=0, expected_modified=read_at
     )  # fmt: skip
     assert data["error"]["code"] == "CONFLICT"
     assert path.read_text() == human
@@ -215,6 +221,27 @@ async def test_delete_moves_the_file_to_trash_and_names_the_now_dangling(
     assert "wx-ec7ac8ad" in data["now_dangling"]
     blocked = {r["task"]["id"]: r for r in (await call(client, "get_blocked_tasks"))["tasks"]}
     assert blocked["wx-ec7ac8ad"]["dangling_dependencies"] == ["wx-2399d29d"]
+
+
+async def test_delete_based_on_an_old_read_is_a_conflict_and_the_file_stays(
+    client: Client, example_root: Path
+) -> None:
+    read_at, path, human = await saved_since_read(client, example_root, "wx-2399d29d")
+    data = await fail(client, "delete_task", task_id="wx-2399d29d", expected_modified=read_at)
+    assert data["error"]["code"] == "CONFLICT"
+    assert path.read_text() == human
+    assert not list(example_root.glob(".trash/**/*.md"))
+
+
+async def test_delete_with_the_file_modified_just_read_goes_through(
+    client: Client, example_root: Path
+) -> None:
+    task = (await call(client, "get_task", task_id="wx-2399d29d"))["task"]
+    data = await call(
+        client, "delete_task", task_id="wx-2399d29d", expected_modified=task["file_modified"]
+    )
+    assert (example_root / data["trash_path"]).exists()
+    assert not (example_root / task["path"]).exists()
 
 
 async def test_a_human_edit_on_disk_is_seen_by_the_next_call(

@@ -115,3 +115,45 @@ async def test_reordering_children_already_in_place_writes_nothing(
     assert [c["id"] for c in children] == ["kid0", "kid1", "kid2"]
     assert "order: 2\n" in (tmp_path / "tree/p/kid2.md").read_text()
     assert {p: p.stat().st_mtime_ns for p in before} == before
+
+
+async def test_a_delete_fsyncs_the_trash_folder_and_the_folder_the_file_left(
+    client: Client, synced: list[str]
+) -> None:
+    first = await synced_by(client, synced, "delete_task", task_id="six")
+    assert first == [".", ".trash", ".trash/p", "p"]  # the new trash folders, made durable
+    assert await synced_by(client, synced, "delete_task", task_id="seven") == [".trash/p", "p"]
+
+
+@pytest.fixture
+def read(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[str]]:
+    """What each read of a file under the tree names, as `synced` names them."""
+    root, names, real = (tmp_path / "tree").resolve(), [], os.read
+
+    def counted(fd: int, size: int) -> bytes:
+        path = Path(os.readlink(f"/proc/self/fd/{fd}"))
+        if path.is_relative_to(root):
+            names.append(_shown(path, root))
+        return real(fd, size)
+
+    monkeypatch.setattr(os, "read", counted)
+    yield names
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("update_task", {"task_id": "one", "priority": 1}),
+        ("complete_task", {"task_id": "one"}),
+        ("claim_task", {"task_id": "one", "agent": "a", "lease_seconds": 60}),
+        ("add_note", {"task_id": "one", "text": "seen", "author": "a"}),
+    ],
+)
+async def test_a_write_of_one_file_reads_it_once_then_the_guard_looks_before_and_after_the_swap(
+    client: Client, read: list[str], tool: str, args: dict[str, Any]
+) -> None:
+    read.clear()
+    await call(client, tool, **args)
+    # the read under the file's lock (parsed once), the guard's look at the file just before
+    # the swap, and its look at what the swap displaced (now under the temporary name)
+    assert read == ["p/one.md", "p/one.md", "p/~tmp"]
