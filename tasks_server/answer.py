@@ -18,7 +18,7 @@ from typing import Any, TypeGuard
 
 from pydantic_core import to_json
 
-__all__ = ["ANSWER_CHARS", "KEPT_CHARS", "KEPT_ITEMS", "bound_answer"]
+__all__ = ["ANSWER_CHARS", "KEPT_CHARS", "KEPT_ITEMS", "bound_answer", "bounded_json"]
 
 ANSWER_CHARS = 4 * 1024 * 1024
 KEPT_CHARS = 1024
@@ -37,6 +37,16 @@ class _Place:
     size: int
     page: dict[str, Any] | None = None
     column: str = ""
+
+
+def bounded_json(data: dict[str, Any], limit: int = ANSWER_CHARS) -> bytes:
+    """`data` cut in place as `bound_answer` cuts it, and its compact JSON (UTF-8): the
+    check of its size writes the JSON anyway, so an answer's text is written once."""
+    text = to_json(data)
+    if len(text) <= limit:
+        return text
+    bound_answer(data, limit)
+    return to_json(data)
 
 
 def bound_answer(data: dict[str, Any], limit: int = ANSWER_CHARS) -> None:

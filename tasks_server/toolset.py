@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.errors import InvalidArgument
-from tasks_server.answer import bound_answer
+from tasks_server.answer import bound_answer, bounded_json
 from tasks_server.bots.errors import UnknownBot
 from tasks_server.context import ServerContext
 from tasks_server.errors import (
@@ -77,6 +77,8 @@ class Outcome:
 
     data: dict[str, Any]
     is_error: bool
+    text: bytes | None = None
+    """`data` as compact JSON when the call wrote it already (the answer's text copy)."""
 
 
 class Toolset:
@@ -142,11 +144,11 @@ class Toolset:
                     output = page(self.context, name, args, output, spec.output_model)
                 data: dict[str, Any] = output.model_dump(mode="json")
                 self._explain_blocked(args, data)
-            bound_answer(data)
+            self._limit_guidance(data)
+            text = bounded_json(data)
         except Exception as exc:
             return Outcome(self._error(name, exc), True)
-        self._limit_guidance(data)
-        return Outcome(data, False)
+        return Outcome(data, False, text)
 
     def _check_project(self, spec: ToolSpec, args: Any) -> None:
         """A reading tool filtering by a project no task has is INVALID_ARGUMENT, never an

@@ -67,7 +67,7 @@ def to_tool(spec: ToolSpec) -> Tool:
 def to_result(outcome: Outcome) -> CallToolResult:
     # Compact JSON with non-ASCII characters as UTF-8, not \u escapes (json.dumps escapes
     # them unless told not to, and puts spaces after separators); 3x faster than json.dumps.
-    text = to_json(outcome.data).decode()
+    text = (outcome.text if outcome.text is not None else to_json(outcome.data)).decode()
     content = [TextContent(type="text", text=text)]
     if outcome.is_error:
         return CallToolResult(content=content, is_error=True)
