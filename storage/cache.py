@@ -61,7 +61,8 @@ __all__ = [
     "save",
 ]
 
-VERSION = 5  # 5: JSON Lines, bodies packed; 4: a result keeps its inode change time and inode
+VERSION = 6  # 6: bodies packed by zstd; 5: JSON Lines, bodies deflated; 4: a result keeps
+# its inode change time and inode
 INDEX_FOLDER = ".tasks-index"
 CACHE_FILE = f"{INDEX_FOLDER}/files.jsonl"
 _OLD_CACHE_FILE = f"{INDEX_FOLDER}/files.json"  # version 4 and before: removed at a save

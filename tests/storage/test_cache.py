@@ -6,6 +6,7 @@ import base64
 import json
 import os
 import shutil
+import zlib
 from pathlib import Path
 from types import MappingProxyType
 
@@ -104,6 +105,21 @@ def test_a_damaged_cache_means_a_full_read_and_loses_nothing(tmp_path: Path, dam
     path.write_text(text)
     assert cache.load(root) == {}
     assert len(TaskRepository(root).scan(cache.load(root)).tasks()) == 5
+
+
+def test_a_cache_of_bodies_deflated_by_the_last_version_is_read_again_from_the_files(
+    tmp_path: Path,
+) -> None:
+    """Version 5 held each body raw-deflated; bodies are zstd frames now, so such a cache
+    is set aside whole (a cold start, once) rather than its bodies read as zstd."""
+    root = tree(tmp_path / "r").resolve()
+    packer = zlib.compressobj(6, zlib.DEFLATED, -15)
+    deflated = base64.b64encode(packer.compress(b"Old body\n") + packer.flush()).decode()
+    text = cache_text(row(task(packed_body=f'"{deflated}"')), version="5")
+    (root / cache.CACHE_FILE).parent.mkdir(parents=True)
+    (root / cache.CACHE_FILE).write_text(text.replace("ROOT", str(root)))
+    assert cache.load(root) == {}
+    assert TaskRepository(root).scan(cache.load(root)).winner("t0").body == "B\n"  # type: ignore[union-attr]
 
 
 def test_a_well_formed_cache_row_is_used(tmp_path: Path) -> None:
