@@ -38,6 +38,7 @@ __all__ = [
     "normalise_priority",
     "normalise_status",
     "pack_text",
+    "packed_size",
     "share_strings",
     "unpack_text",
 ]
@@ -167,6 +168,22 @@ def unpack_text(packed: bytes) -> str:
     if not packed:
         return ""
     return _codecs()[1].decompress(packed).decode("utf-8", "surrogatepass")
+
+
+def packed_size(packed: bytes) -> int | None:
+    """How many UTF-8 bytes `packed` says it unpacks to (0 for no bytes), read from its
+    frame header without unpacking; None when it is not a frame `pack_text` makes.
+
+    >>> packed_size(pack_text("notes")), packed_size(b""), packed_size(b"not zstd")
+    (5, 0, None)
+    """
+    if not packed:
+        return 0
+    try:
+        size = zstandard.frame_content_size(packed)
+    except zstandard.ZstdError:
+        return None
+    return size if size > 0 else None
 
 
 def is_valid_id(task_id: str) -> bool:

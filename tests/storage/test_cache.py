@@ -67,6 +67,11 @@ def task(**fields: str) -> str:
     return "{" + ", ".join(f'"{key}": {value}' for key, value in base.items()) + "}"
 
 
+# A zstd frame header claiming 2**40 bytes of content, then a raw block of one byte.
+HUGE = base64.b64encode(
+    b"\x28\xb5\x2f\xfd\xe0" + (1 << 40).to_bytes(8, "little") + b"\x09\x00\x00x"
+).decode()
+
 DAMAGED = {
     "empty": "",
     "not-json": "not json",
@@ -92,6 +97,8 @@ DAMAGED = {
     "problem-of-another-path": cache_text(
         row(problem='{"path": "elsewhere.md", "kind": "parse_error", "message": ""}')
     ),
+    "body-not-packed": cache_text(row(task(packed_body='"bm90IHpzdGQ="'))),
+    "body-claiming-a-huge-size": cache_text(row(task(packed_body=f'"{HUGE}"'))),
     "nested-too-deep": cache_text(row(task(extra='{"x": ' + "[" * 100_000 + "]" * 100_000 + "}"))),
 }
 
