@@ -240,7 +240,7 @@ class Task:
 
     def same_body(self, other: Task) -> bool:
         """True when both bodies read the same (equal packed bytes spare the unpacking; a
-        zlib of another version may pack the same text differently)."""
+        zstd of another version or level may pack the same text differently)."""
         return self.packed_body == other.packed_body or self.body == other.body
 
 
