@@ -132,8 +132,10 @@ def list_tasks(
     )
 
 
-def search_tasks(index: TaskIndex, query: str) -> list[str]:
-    """Ids of the tasks whose title or body contains `query`, any case; ordered by id.
+def search_tasks(index: TaskIndex, query: str) -> Sequence[str]:
+    """Ids of the tasks whose title or body contains `query`, any case; ordered by id, and
+    remembered until the next edit, so that paging through them costs a slice per page
+    (a search reads every body its titles do not answer). Do not change the list.
 
     >>> from storage.model import Task, pack_text
     >>> notes = pack_text("parser notes")
@@ -146,10 +148,13 @@ def search_tasks(index: TaskIndex, query: str) -> list[str]:
     if not needle.strip():
         raise InvalidArgument("query", "must not be empty")
     holds = _body_search(needle)
-    return sorted(
-        t.id
-        for t in index.unordered_tasks()
-        if needle in t.title.casefold() or holds(t.packed_body)
+    return index.until_edit(
+        repr(("search_tasks", needle)),
+        lambda: sorted(
+            t.id
+            for t in index.unordered_tasks()
+            if needle in t.title.casefold() or holds(t.packed_body)
+        ),
     )
 
 

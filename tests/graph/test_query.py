@@ -118,6 +118,16 @@ def test_search_in_bodies_follows_unicode_casefolding(body: str, query: str, fou
     assert search_tasks(index, query) == (["a"] if found else [])
 
 
+def test_a_search_asked_again_answers_afresh_after_every_edit() -> None:
+    index = index_of(task("a", body="alpha notes"), task("b", body="beta notes"))
+    assert search_tasks(index, "gamma") == []
+    index.apply(upserted=[task("b", body="now GAMMA too")])
+    assert search_tasks(index, "gamma") == ["b"]
+    assert search_tasks(index, "notes") == ["a"]
+    index.apply(upserted=[task("c", title="Gamma ray")], removed=["b"])
+    assert search_tasks(index, "Gamma") == ["c"]
+
+
 def test_the_whole_tree_renders_as_ascii() -> None:
     assert render_ascii(tree(sample_tree())) == "\n".join(
         [
