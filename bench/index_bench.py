@@ -36,11 +36,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.generate import generate_tree
+from bench.search_bench import fresh_search
 from graph.cycle_check import would_create_cycle
 from graph.index import TaskIndex
 from graph.metrics import graph_metrics
 from graph.neighborhood import decomposition_context, neighborhood
-from graph.query import list_tasks, search_tasks, tree
+from graph.query import list_tasks, tree
 from graph.readiness import blocked_tasks, ready_tasks
 from graph.review import review_snapshot
 from graph.signals import structural_signals
@@ -162,7 +163,7 @@ def query_results(index: TaskIndex, runs: int, seed: int) -> Results:
         "scoring_factors": (lambda: scoring_factors(index, now=NOW), slow),
         "review_snapshot": (lambda: review_snapshot(index, since_days=7, now=NOW), slow),
         "list_tasks project": (lambda: list_tasks(index, project=project), slow),
-        "search_tasks": (lambda: search_tasks(index, "parser"), slow),
+        "search_tasks (after an edit)": (lambda: fresh_search(index, "parser"), slow),
         "tree project": (lambda: tree(index, project=project), slow),
         "facts (one task)": (lambda: index.facts(some), runs),
         "neighborhood (one task)": (lambda: neighborhood(index, index.require(some)), runs),

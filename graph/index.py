@@ -188,6 +188,11 @@ class TaskIndex:
         """Every task, in the task order."""
         return sorted(self._store.tasks.values(), key=sort_key)
 
+    def unordered_tasks(self) -> Collection[Task]:
+        """Every task, in no set order: a live view, no copy and no sort (`tasks` sorts a
+        tree's worth of tasks on each call). Do not edit the index while reading it."""
+        return self._store.tasks.values()
+
     def ids(self) -> list[str]:
         """Every id, in the task order (a new list)."""
         return list(self.ordered_ids())

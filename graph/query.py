@@ -7,14 +7,14 @@ order, id), except `search_tasks`, which is ordered by id and never by a score.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.errors import InvalidArgument
 from graph.index import TaskIndex
-from storage.model import Task, normalise_status
+from storage.model import Task, body_unpacker, normalise_status
 
 __all__ = [
     "TREE_DEPTH_LIMIT",
@@ -132,8 +132,10 @@ def list_tasks(
     )
 
 
-def search_tasks(index: TaskIndex, query: str) -> list[str]:
-    """Ids of the tasks whose title or body contains `query`, any case; ordered by id.
+def search_tasks(index: TaskIndex, query: str) -> Sequence[str]:
+    """Ids of the tasks whose title or body contains `query`, any case; ordered by id, and
+    remembered until the next edit, so that paging through them costs a slice per page
+    (a search reads every body its titles do not answer). Do not change the list.
 
     >>> from storage.model import Task, pack_text
     >>> notes = pack_text("parser notes")
@@ -145,9 +147,35 @@ def search_tasks(index: TaskIndex, query: str) -> list[str]:
     needle = query.casefold()
     if not needle.strip():
         raise InvalidArgument("query", "must not be empty")
-    return sorted(
-        t.id for t in index.tasks() if needle in t.title.casefold() or needle in t.body.casefold()
+    holds = _body_search(needle)
+    return index.until_edit(
+        repr(("search_tasks", needle)),
+        lambda: sorted(
+            t.id
+            for t in index.unordered_tasks()
+            if needle in t.title.casefold() or holds(t.packed_body)
+        ),
     )
+
+
+def _body_search(needle: str) -> Callable[[bytes], bool]:
+    """`needle in body.casefold()` for a body given packed (`needle` casefolded, not empty).
+
+    An ASCII body is searched as its bytes, never decoded: ASCII casefolds as `lower()` does,
+    and a needle with any other character is not in it (its UTF-8 bytes are all over 127).
+    Only a body with other characters is decoded and casefolded."""
+    raw_needle = needle.encode("utf-8", "surrogatepass")
+    unpack = body_unpacker()
+
+    def holds(packed: bytes) -> bool:
+        if not packed:
+            return False
+        data = unpack(packed)
+        if data.isascii():
+            return raw_needle in data.lower()
+        return needle in data.decode("utf-8", "surrogatepass").casefold()
+
+    return holds
 
 
 def _roots(index: TaskIndex, root_id: str | None, project: str | None) -> list[str]:

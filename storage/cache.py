@@ -46,7 +46,7 @@ import msgspec
 from storage.bulk import gc_paused
 from storage.errors import UnsafeFolder
 from storage.files import atomic_write, is_server_folder_safe, open_regular, server_folder
-from storage.model import share_strings
+from storage.model import Task, packed_size, share_strings
 from storage.table import MARK_BYTES, FileResult
 
 __all__ = [
@@ -61,7 +61,8 @@ __all__ = [
     "save",
 ]
 
-VERSION = 5  # 5: JSON Lines, bodies packed; 4: a result keeps its inode change time and inode
+VERSION = 6  # 6: bodies packed by zstd; 5: JSON Lines, bodies deflated; 4: a result keeps
+# its inode change time and inode
 INDEX_FOLDER = ".tasks-index"
 CACHE_FILE = f"{INDEX_FOLDER}/files.jsonl"
 _OLD_CACHE_FILE = f"{INDEX_FOLDER}/files.json"  # version 4 and before: removed at a save
@@ -144,13 +145,21 @@ def dumps(root: Path, results: Iterable[FileResult]) -> bytes:
 
 
 def _is_consistent(result: FileResult) -> bool:
-    """A row's mark is whole, and its task and problem name the row's own path."""
+    """A row's mark is whole, its task and problem name the row's own path, and its task's
+    body is a packed one no bigger than a row's file can be (read from the frame's header:
+    a forged size would otherwise be allocated when the body is read)."""
     task, problem = result.task, result.problem
     return (
         len(result.mark) == MARK_BYTES
         and (task is None or task.path == result.path)
+        and _body_fits(task)
         and (problem is None or problem.path == result.path)
     )
+
+
+def _body_fits(task: Task | None) -> bool:
+    size = 0 if task is None else packed_size(task.packed_body)
+    return size is not None and size <= FRAME_FILE_BYTES
 
 
 def _as_parsed(result: FileResult) -> FileResult:

@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from graph.errors import InvalidArgument, UnknownTask
 from graph.index import TaskIndex
 from graph.query import list_tasks, render_ascii, search_tasks, tree
+from tests.conftest import examples
 from tests.graph.builders import index_of, sample_tree, task
 
 
@@ -60,6 +63,69 @@ def test_search_matches_title_and_body_in_any_case_ordered_by_id() -> None:
     assert search_tasks(index, "parser") == ["b", "z"]
     with pytest.raises(InvalidArgument):
         search_tasks(index, "  ")
+
+
+TRICKY = "aAbBsSiIkK fF\u00df\u1e9e\u0130\u0131\u0307\ufb01\u212a\u03a3\u03c3\u03c2\u00e9E\u0301"
+TEXT = st.text(st.sampled_from(TRICKY), max_size=12) | st.text(
+    st.characters(codec=None, categories=None), max_size=40
+)
+
+
+def plain_search(texts: list[tuple[str, str]], query: str) -> list[str]:
+    """The definition: the query casefolded, in the title or the body casefolded."""
+    needle = query.casefold()
+    return sorted(
+        f"t{n}"
+        for n, (title, body) in enumerate(texts)
+        if needle in title.casefold() or needle in body.casefold()
+    )
+
+
+@given(st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=8), TEXT, st.data())
+@settings(max_examples=examples(2000))
+def test_search_finds_exactly_what_casefolded_containment_finds(
+    texts: list[tuple[str, str]], query: str, data: st.DataObject
+) -> None:
+    """Any Unicode, ASCII or not on either side: "ß" is "ss", "ﬁ" is "fi", the Kelvin sign
+    is "k" and "İ" is "i" with a combining dot, in a title, a body or the query."""
+    if data.draw(st.booleans()):
+        source = data.draw(st.sampled_from([text for pair in texts for text in pair]))
+        start = data.draw(st.integers(0, len(source)))
+        cut = source[start : start + data.draw(st.integers(1, 6))]
+        query = data.draw(st.sampled_from([cut, cut.upper(), cut.casefold()])) or query
+    assume(query.casefold().strip())
+    index = index_of(*(task(f"t{n}", title=t or "x", body=b) for n, (t, b) in enumerate(texts)))
+    texts = [(t or "x", b) for t, b in texts]
+    assert search_tasks(index, query) == plain_search(texts, query)
+
+
+@pytest.mark.parametrize(
+    ("body", "query", "found"),
+    [
+        ("STRASSE", "stra\u00dfe", True),
+        ("the file", "\ufb01le", True),
+        ("a \ufb01le", "FILE", True),
+        ("\u0130stanbul", "i\u0307stanbul", True),
+        ("istanbul", "\u0130stanbul", False),
+        ("42 kelvin", "42 \u212aelvin", True),
+        ("caf\u00e9", "CAF\u00c9", True),
+        ("cafe\u0301", "caf\u00e9", False),
+        ("lone \udc80 surrogate", "\udc80", True),
+    ],
+)
+def test_search_in_bodies_follows_unicode_casefolding(body: str, query: str, found: bool) -> None:
+    index = index_of(task("a", title="Untitled", body=body))
+    assert search_tasks(index, query) == (["a"] if found else [])
+
+
+def test_a_search_asked_again_answers_afresh_after_every_edit() -> None:
+    index = index_of(task("a", body="alpha notes"), task("b", body="beta notes"))
+    assert search_tasks(index, "gamma") == []
+    index.apply(upserted=[task("b", body="now GAMMA too")])
+    assert search_tasks(index, "gamma") == ["b"]
+    assert search_tasks(index, "notes") == ["a"]
+    index.apply(upserted=[task("c", title="Gamma ray")], removed=["b"])
+    assert search_tasks(index, "Gamma") == ["c"]
 
 
 def test_the_whole_tree_renders_as_ascii() -> None:

@@ -6,6 +6,7 @@ import base64
 import json
 import os
 import shutil
+import zlib
 from pathlib import Path
 from types import MappingProxyType
 
@@ -66,6 +67,11 @@ def task(**fields: str) -> str:
     return "{" + ", ".join(f'"{key}": {value}' for key, value in base.items()) + "}"
 
 
+# A zstd frame header claiming 2**40 bytes of content, then a raw block of one byte.
+HUGE = base64.b64encode(
+    b"\x28\xb5\x2f\xfd\xe0" + (1 << 40).to_bytes(8, "little") + b"\x09\x00\x00x"
+).decode()
+
 DAMAGED = {
     "empty": "",
     "not-json": "not json",
@@ -91,6 +97,8 @@ DAMAGED = {
     "problem-of-another-path": cache_text(
         row(problem='{"path": "elsewhere.md", "kind": "parse_error", "message": ""}')
     ),
+    "body-not-packed": cache_text(row(task(packed_body='"bm90IHpzdGQ="'))),
+    "body-claiming-a-huge-size": cache_text(row(task(packed_body=f'"{HUGE}"'))),
     "nested-too-deep": cache_text(row(task(extra='{"x": ' + "[" * 100_000 + "]" * 100_000 + "}"))),
 }
 
@@ -104,6 +112,21 @@ def test_a_damaged_cache_means_a_full_read_and_loses_nothing(tmp_path: Path, dam
     path.write_text(text)
     assert cache.load(root) == {}
     assert len(TaskRepository(root).scan(cache.load(root)).tasks()) == 5
+
+
+def test_a_cache_of_bodies_deflated_by_the_last_version_is_read_again_from_the_files(
+    tmp_path: Path,
+) -> None:
+    """Version 5 held each body raw-deflated; bodies are zstd frames now, so such a cache
+    is set aside whole (a cold start, once) rather than its bodies read as zstd."""
+    root = tree(tmp_path / "r").resolve()
+    packer = zlib.compressobj(6, zlib.DEFLATED, -15)
+    deflated = base64.b64encode(packer.compress(b"Old body\n") + packer.flush()).decode()
+    text = cache_text(row(task(packed_body=f'"{deflated}"')), version="5")
+    (root / cache.CACHE_FILE).parent.mkdir(parents=True)
+    (root / cache.CACHE_FILE).write_text(text.replace("ROOT", str(root)))
+    assert cache.load(root) == {}
+    assert TaskRepository(root).scan(cache.load(root)).winner("t0").body == "B\n"  # type: ignore[union-attr]
 
 
 def test_a_well_formed_cache_row_is_used(tmp_path: Path) -> None:
