@@ -11,7 +11,8 @@ default page) and `update_task` (a priority edit: one durable write) through `To
 the tools' own path without the MCP edge; with `--stdio`, through the SDK's client, each tree
 served by its own `tasks-server serve` process (the time to the first answer is printed). The
 trees take turns call by call, so the shared machine's load weighs on each alike. It prints
-p50/p99 in ms per tree and each tree's p50 over the first tree's. The ids come from the tree
+p50/p99 in ms per tree and each tree's p50 over the first tree's, and in-process how many
+full collections the cyclic GC made during each case and the longest. The ids come from the tree
 itself (tasks of status `active`), so any tree works; `update_task` writes to it. Figures
 only; a call that fails stops the bench.
 """
@@ -19,6 +20,7 @@ only; a call that fails stops the bench.
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import sys
 import time
@@ -117,7 +119,39 @@ async def run(roots: list[Path], calls: int, stdio: bool) -> None:
         callers = await open_callers(roots, stdio, stack)
         print(f"\n{'case':<24}{'tree':<28}{'p50 ms':>9}{'p99 ms':>9}{'x first':>9}")
         for case in CASES:
-            print("\n".join(render(labels, case, await in_turn(callers, case, calls))))
+            with FullCollections() as collections:
+                samples = await in_turn(callers, case, calls)
+            print("\n".join(render(labels, case, samples)))
+            if not stdio:  # the servers' own collections are out of sight over stdio
+                print(f"{'':<24}{collections}")
+
+
+class FullCollections:
+    """The cyclic GC's full collections in this process while open: how many, the longest.
+    A tree's objects are frozen after its load, so these scan what calls made since."""
+
+    def __init__(self) -> None:
+        self.pauses: list[float] = []
+        self._started = 0.0
+
+    def __enter__(self) -> FullCollections:
+        gc.callbacks.append(self._note)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._note)
+
+    def _note(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.pauses.append((time.perf_counter() - self._started) * 1000)
+
+    def __str__(self) -> str:
+        longest = max(self.pauses, default=0.0)
+        return f"full GC collections: {len(self.pauses)}, longest {longest:.1f} ms"
 
 
 def render(labels: list[str], case: str, samples: list[list[float]]) -> list[str]:
