@@ -26,6 +26,7 @@ from storage.table import FileResult, Problem, ProblemKind
 __all__ = [
     "changed_of",
     "checked_write",
+    "dangling_result",
     "parse_result",
     "problem_result",
     "read_for_update",
@@ -84,6 +85,16 @@ def _read_once(relative: str, path: str, limit: int) -> FileResult | None:
     else:
         result = parse_result(relative, data, stamp)
     return result.with_changed(changed_of(st))
+
+
+def dangling_result(root: Path, relative: str) -> FileResult | None:
+    """A link to nothing (`x.md -> gone.md`) as a problem; None for a file that is gone."""
+    try:
+        target = os.readlink(root / relative)
+    except OSError:
+        return None
+    shown = os.fsencode(target).decode("utf-8", "backslashreplace")
+    return problem_result(relative, (0, 0), "unreadable", f"a link to {shown}, which is not there")
 
 
 def changed_of(st: os.stat_result) -> tuple[int, int]:

@@ -1,9 +1,9 @@
 """The task repository: a folder (the root) of task files, read and written safely.
 
 Reading: every `*.md` below the root, except in hidden folders and paths matched by the
-root's `.tasksignore` (one glob a line; `dir/` matches a folder), walked once and read only
-where a known result is stale (`walk.py`). One bad file never stops a load: it becomes a
-`Problem` beside the tasks.
+root's `.tasksignore` (one glob a line; `dir/` matches a folder; `scope.py`), walked once
+and read only where a known result is stale (`walk.py`). One bad file never stops a load:
+it becomes a `Problem` beside the tasks.
 
 Writing: new tasks go to `<root>/<project>/tasks/<id>-<slug>.md` (or `<root>/inbox/`,
 `naming.py`); an existing task is updated in place, changing only the lines of the keys
@@ -44,23 +44,23 @@ from storage.files import (
     replace_checked,
     stamp_of,
 )
-from storage.ignore import IgnoreRules
 from storage.journal import INDEX_FOLDER, Journal, JournalWrite, is_journal_temp
 from storage.model import Task
 from storage.naming import FILE_STEM_CHARS, new_id, new_task_path, slugify
 from storage.reading import (
     checked_write,
+    dangling_result,
     problem_result,
     read_for_update,
-    read_ignore_file,
     read_task_file,
     written_result,
 )
+from storage.scope import TaskScope
 from storage.table import FileResult, FileTable
 from storage.temps import sweep_one, sweep_temps
 from storage.timestamps import check_expected, mtime_of
 from storage.trash import TRASH, move_to_trash
-from storage.walk import Listed, Survey, TreeRead, is_utf8, read_stale, survey_of, walk
+from storage.walk import Listed, Survey, TreeRead, read_stale, survey_of, walk
 
 __all__ = [
     "FILE_STEM_CHARS",
@@ -74,7 +74,6 @@ __all__ = [
 ]
 
 MAX_FILE_BYTES = 1024 * 1024
-IGNORE_FILE = ".tasksignore"
 WRITE_LOCK = "write.lock"
 WORKFLOW = ".workflow"
 SETTLE_SECONDS = 10.0
@@ -93,9 +92,7 @@ class TaskRepository:
     ) -> None:
         self.root = root.resolve()
         self.max_bytes = max_bytes
-        self._given = tuple(exclude)
-        self._ignore_seen: tuple[int, ...] | None = None
-        self._load_ignore()
+        self.scope = TaskScope(self.root, exclude, max_bytes)
         self._root_str = str(self.root)
         self.journal = Journal(self.root)
         if self.root.is_dir():
@@ -105,35 +102,17 @@ class TaskRepository:
     # --- reading ---------------------------------------------------------------------
 
     def is_task_path(self, relative: str) -> bool:
-        """True for a path the scan would read: `*.md`, not hidden, not ignored."""
-        parts = relative.split("/")
-        return (
-            relative.endswith(".md")
-            and is_utf8(relative)
-            and not any(part.startswith(".") for part in parts)
-            and not self._ignored(relative)
-        )
+        """True for a path the scan would read: `*.md`, not hidden, not ignored (`scope.py`)."""
+        return self.scope.is_task_path(relative)
 
     def walks_into(self, folder: str) -> bool:
-        """True for a folder (relative path) whose files the scan reads: not hidden, not
-        ignored."""
-        hidden = any(part.startswith(".") for part in folder.split("/"))
-        return not hidden and not self._ignored(folder + "/")
-
-    def _load_ignore(self) -> None:
-        """Read `.tasksignore` (noting which file it was) and compile its patterns."""
-        self._ignore_seen = _identity(self.root / IGNORE_FILE)
-        patterns, self.ignore_problem = read_ignore_file(self.root / IGNORE_FILE, self.max_bytes)
-        self.exclude = self._given + patterns
-        self._ignored = IgnoreRules(self.exclude)
+        """True for a folder (relative path) whose files the scan reads (`scope.py`)."""
+        return self.scope.walks_into(folder)
 
     def reload_ignore(self) -> bool:
         """Read `.tasksignore` again if it changed since it was read (one stat); True when
         it did: which paths are tasks may have changed (`LiveTree` walks the tree then)."""
-        if _identity(self.root / IGNORE_FILE) == self._ignore_seen:
-            return False
-        self._load_ignore()
-        return True
+        return self.scope.reload()
 
     def iter_paths(self) -> Iterator[str]:
         """Relative POSIX paths of every task file candidate, in no particular order."""
@@ -142,7 +121,7 @@ class TaskRepository:
                 yield relative
 
     def _walk(self) -> Iterator[Listed]:
-        return walk(self._root_str, self._ignored, self._sweep_stray)
+        return walk(self._root_str, self.scope.ignored, self._sweep_stray)
 
     def read(self, relative: str) -> FileResult | None:
         """Read one file; None when it no longer exists."""
@@ -153,23 +132,12 @@ class TaskRepository:
         except (OSError, RuntimeError) as exc:  # a symlink loop, a folder we may not enter
             return problem_result(relative, (0, 0), "unreadable", f"cannot resolve the path: {exc}")
         result = read_task_file(relative, str(path), self.max_bytes)
-        return result if result is not None else self._dangling(relative)
-
-    def _dangling(self, relative: str) -> FileResult | None:
-        """A link to nothing (`x.md -> gone.md`) as a problem; None for a file that is gone."""
-        try:
-            target = os.readlink(self.root / relative)
-        except OSError:
-            return None
-        shown = os.fsencode(target).decode("utf-8", "backslashreplace")
-        return problem_result(
-            relative, (0, 0), "unreadable", f"a link to {shown}, which is not there"
-        )
+        return result if result is not None else dangling_result(self.root, relative)
 
     def survey(self, known: Mapping[str, FileResult]) -> Survey:
         """Walk the tree and stat each file against `known` results (from the cache, or the
         table): which are still current and which must be read (`walk.survey_of`)."""
-        first = [self.ignore_problem] if self.ignore_problem else []
+        first = [self.scope.ignore_problem] if self.scope.ignore_problem else []
         return survey_of(self._walk(), known, first + self.conflict_notes())
 
     def read_stale(self, survey: Survey) -> list[FileResult]:
@@ -416,12 +384,3 @@ def _conflict(relative: str, seen: Seen, path: Path) -> Conflict:
     now = stamp_of(path)
     actual = mtime_of(now).isoformat() if now is not None else "deleted"
     return Conflict(relative, mtime_of(seen.stamp).isoformat(), actual)
-
-
-def _identity(path: Path) -> tuple[int, ...] | None:
-    """What a file's stat says of its content (None: no file), to notice any change."""
-    try:
-        st = os.stat(path, follow_symlinks=False)
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino

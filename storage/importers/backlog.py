@@ -50,8 +50,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from storage.codec import parse_front, split
 from storage.errors import ImportFailed, NotATask, ParseError
+from storage.frontmatter import parse_front, split
 from storage.model import (
     DEFAULT_PRIORITY,
     DEFAULT_TYPE,
