@@ -101,7 +101,7 @@ def list_tasks(
     >>> from storage.model import Task, pack_text
     >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", status="active"),
     ...                          Task(id="b", title="B", path="b.md", status="done")])
-    >>> list_tasks(index, status="open"), list_tasks(index, status="closed")
+    >>> list(list_tasks(index, status="open")), list(list_tasks(index, status="closed"))
     (['a'], ['b'])
     """
     _check_priority("priority", priority)
@@ -141,7 +141,7 @@ def search_tasks(index: TaskIndex, query: str) -> Sequence[str]:
     >>> notes = pack_text("parser notes")
     >>> index = TaskIndex.build([Task(id="a", title="Fix the Parser", path="a.md"),
     ...                          Task(id="b", title="B", path="b.md", packed_body=notes)])
-    >>> search_tasks(index, "PARSER")
+    >>> list(search_tasks(index, "PARSER"))
     ['a', 'b']
     """
     needle = query.casefold()

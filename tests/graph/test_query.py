@@ -36,15 +36,15 @@ def people() -> TaskIndex:
     ],
 )
 def test_list_filters_are_mechanical(filters: dict[str, Any], expected: list[str]) -> None:
-    assert list_tasks(people(), **filters) == expected
+    assert list(list_tasks(people(), **filters)) == expected
 
 
 def test_list_by_project_status_type_and_parent() -> None:
     index = sample_tree()
-    assert list_tasks(index, project="alpha") == ["e", "r", "t1", "t2", "t3"]
-    assert list_tasks(index, status="closed") == ["t1"]
-    assert list_tasks(index, type="epic") == ["e"]
-    assert list_tasks(index, parent="e", status="active") == ["t2"]
+    assert list(list_tasks(index, project="alpha")) == ["e", "r", "t1", "t2", "t3"]
+    assert list(list_tasks(index, status="closed")) == ["t1"]
+    assert list(list_tasks(index, type="epic")) == ["e"]
+    assert list(list_tasks(index, parent="e", status="active")) == ["t2"]
 
 
 def test_bad_list_arguments_are_errors() -> None:
@@ -60,7 +60,7 @@ def test_search_matches_title_and_body_in_any_case_ordered_by_id() -> None:
         task("b", title="Other", body="the PARSER fails"),
         task("c", title="Unrelated"),
     )
-    assert search_tasks(index, "parser") == ["b", "z"]
+    assert list(search_tasks(index, "parser")) == ["b", "z"]
     with pytest.raises(InvalidArgument):
         search_tasks(index, "  ")
 
@@ -96,7 +96,7 @@ def test_search_finds_exactly_what_casefolded_containment_finds(
     assume(query.casefold().strip())
     index = index_of(*(task(f"t{n}", title=t or "x", body=b) for n, (t, b) in enumerate(texts)))
     texts = [(t or "x", b) for t, b in texts]
-    assert search_tasks(index, query) == plain_search(texts, query)
+    assert list(search_tasks(index, query)) == plain_search(texts, query)
 
 
 @pytest.mark.parametrize(
@@ -115,17 +115,17 @@ def test_search_finds_exactly_what_casefolded_containment_finds(
 )
 def test_search_in_bodies_follows_unicode_casefolding(body: str, query: str, found: bool) -> None:
     index = index_of(task("a", title="Untitled", body=body))
-    assert search_tasks(index, query) == (["a"] if found else [])
+    assert list(search_tasks(index, query)) == (["a"] if found else [])
 
 
 def test_a_search_asked_again_answers_afresh_after_every_edit() -> None:
     index = index_of(task("a", body="alpha notes"), task("b", body="beta notes"))
-    assert search_tasks(index, "gamma") == []
+    assert list(search_tasks(index, "gamma")) == []
     index.apply(upserted=[task("b", body="now GAMMA too")])
-    assert search_tasks(index, "gamma") == ["b"]
-    assert search_tasks(index, "notes") == ["a"]
+    assert list(search_tasks(index, "gamma")) == ["b"]
+    assert list(search_tasks(index, "notes")) == ["a"]
     index.apply(upserted=[task("c", title="Gamma ray")], removed=["b"])
-    assert search_tasks(index, "Gamma") == ["c"]
+    assert list(search_tasks(index, "Gamma")) == ["c"]
 
 
 def test_the_whole_tree_renders_as_ascii() -> None:
@@ -174,10 +174,10 @@ def test_bad_tree_arguments_are_errors() -> None:
 
 def test_a_filtered_list_is_fresh_after_every_edit() -> None:
     index = index_of(task("a", project="x"), task("b", project="x", priority=0))
-    assert list_tasks(index, project="x", priority_max=2) == ["b", "a"]
+    assert list(list_tasks(index, project="x", priority_max=2)) == ["b", "a"]
     index.apply([task("a", project="x", priority=3), task("c", project="x", priority=1)])
-    assert list_tasks(index, project="x", priority_max=2) == ["b", "c"]
-    assert list_tasks(index) == ["b", "c", "a"]
+    assert list(list_tasks(index, project="x", priority_max=2)) == ["b", "c"]
+    assert list(list_tasks(index)) == ["b", "c", "a"]
 
 
 def test_many_distinct_filters_between_edits_all_answer_right() -> None:
@@ -188,5 +188,5 @@ def test_many_distinct_filters_between_edits_all_answer_right() -> None:
                 (t for t in index.tasks() if t.priority <= limit), key=lambda t: (t.priority, t.id)
             )
             for tag in (None, *(f"tag{n}" for n in range(20))):
-                found = list_tasks(index, priority_max=limit, tag=tag)
+                found = list(list_tasks(index, priority_max=limit, tag=tag))
                 assert found == ([t.id for t in expected] if tag is None else [])
