@@ -132,6 +132,8 @@ class Order:
 
     def __init__(self) -> None:
         self._groups: dict[Group, list[str]] = {}
+        self.kept = 0
+        """How many ids the kept groups hold, all together."""
 
     def ids(self, group: Group, members: Members, key_of: KeyOf) -> list[str]:
         """The ids of `group` in order: the kept list itself (do not change it). The first
@@ -141,6 +143,7 @@ class Order:
             ids = sorted(members(group), key=key_of)
             if ids:
                 self._groups[group] = ids
+                self.kept += len(ids)
         return ids
 
     def view(
@@ -167,6 +170,7 @@ class Order:
                 ids = self._groups.get(group)
                 if ids is not None:
                     del ids[bisect_left(ids, key, key=key_of)]
+                    self.kept -= 1
                     if not ids:
                         del self._groups[group]
 
@@ -182,3 +186,4 @@ class Order:
                 ids = self._groups.get(group)
                 if ids is not None:
                     insort(ids, new.id, key=key_of)
+                    self.kept += 1

@@ -233,6 +233,12 @@ class TaskIndex:
             without=without if without in self else None,
         )
 
+    def kept_ids(self) -> int:
+        """How many ids the groups kept in order hold (`in_order`), all together: they live
+        until an edit moves a task within them, so the server can put them out of the
+        cyclic GC's walks as it does the loaded tasks."""
+        return self._order.kept
+
     def _ids(self, group: Group) -> list[str]:
         """A group's ids in the task order, as a new list."""
         return list(self._order.ids(group, self._group_members, self.sort_key))

@@ -69,6 +69,10 @@ class StartStats:
         return self.cache_load + self.walk + self.parse + self.index + self.cache_save
 
 
+FREEZE_STEP = 100_000
+"""Ids newly kept in order between two freezes (a smaller tree never freezes again)."""
+
+
 def _freeze_loaded_objects() -> None:
     """Move everything loaded so far out of the cyclic GC's view: the tasks and the index
     live as long as the server, and scanning them on every collection roughly doubled the
@@ -173,6 +177,7 @@ class LiveTree:
         self.loaded_at = time.time()
         self.generation = 0
         self.lock = threading.RLock()
+        self._frozen_kept = 0  # the index's kept ids at the last freeze
         self.last_refresh = RefreshStats(0, 0.0)
         self._links = set(links)
         self._thread: ThreadWatch | None = None
@@ -366,6 +371,19 @@ class LiveTree:
         with self.repository.write_lock() if write else contextlib.nullcontext(), self.lock:
             self.refresh(thorough=write)
             yield self
+            self._freeze_kept_orders()
+
+    def _freeze_kept_orders(self) -> None:
+        """Once reads have sorted `FREEZE_STEP` more ids into the index's kept orders, collect
+        and freeze again, as after the load: a full collection would walk each id of these
+        long-lived lists (at 1M, every project read: 45-55 ms). Collecting first leaves no
+        garbage cycle frozen; an order that dies later is freed by its count as before."""
+        kept = self.index.kept_ids()
+        self._frozen_kept = min(self._frozen_kept, kept)  # a rebuilt index starts at none
+        if kept - self._frozen_kept >= FREEZE_STEP:
+            gc.collect()
+            gc.freeze()
+            self._frozen_kept = kept
 
     def save_cache(self) -> None:
         """Write the warm-start cache (best effort: a read-only root just has none)."""

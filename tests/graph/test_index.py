@@ -297,3 +297,17 @@ def test_a_remembered_order_is_left_out_of_the_cyclic_gcs_walks() -> None:
     assert index.ordered_ids() is ordered  # remembered until the next edit
     done(index, "a")
     assert index.ordered_ids() is not ordered
+
+
+def test_the_kept_orders_count_their_ids_through_reads_and_edits() -> None:
+    index = index_of(task("a", project="p"), task("b", project="p"), task("c", project="q"))
+    assert index.kept_ids() == 0  # nothing read yet
+    index.in_order("project", "p")
+    index.in_order("project", "q")
+    assert index.kept_ids() == 3
+    index.apply([replace(index.require("c"), project="p")])  # from q, now empty, to p
+    index.apply([replace(index.require("a"), priority=0)])  # moved within p
+    assert list(index.in_order("project", "p")) == ["a", "b", "c"]
+    assert index.kept_ids() == 3
+    index.apply(removed=["b"])
+    assert index.kept_ids() == 2

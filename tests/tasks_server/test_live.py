@@ -3,6 +3,7 @@ files are re-read, and the index always equals a fresh load of the tree."""
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import time
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import tasks_server.live as live_module
 from graph.index import TaskIndex
 from storage import cache
 from storage.repository import TaskRepository
@@ -214,3 +216,23 @@ def test_a_changed_tasksignore_is_applied_live_and_its_folders_watched(live: Liv
     (live.root / ".tasksignore").write_text("*.md\n")
     settle(live, lambda: len(live.index) == 0)
     assert ids - {"d1"} and same_as_fresh_load(live)
+
+
+def test_orders_that_reads_keep_are_frozen_out_of_the_gcs_walks_in_steps(
+    example_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(live_module, "FREEZE_STEP", 5)
+    tree = LiveTree(example_root, watch=False)
+    try:
+        projects = tree.index.projects()
+        with tree.snapshot():
+            orders = [tree.index.in_order("project", name) for name in projects]
+        kept = tree.index.kept_ids()
+        assert kept >= 5
+        unfrozen = {id(o) for o in gc.get_objects()}
+        assert all(id(order._ids) not in unfrozen for order in orders)  # frozen, not walked
+        with tree.snapshot():  # nothing new kept: no collection, no freeze
+            frozen = gc.get_freeze_count()
+        assert gc.get_freeze_count() == frozen and tree.index.kept_ids() == kept
+    finally:
+        tree.close()
