@@ -35,6 +35,7 @@ from functools import partial
 from pathlib import Path
 
 from bench.generate import generate_tree
+from bench.timing import median_ms
 from storage.history import GitTree
 from tasks_server.toolset import open_toolset
 
@@ -52,16 +53,6 @@ ENV = {
 def git(root: Path, *args: str) -> str:
     done = subprocess.run(["git", *args], cwd=root, env=ENV, capture_output=True, check=True)
     return done.stdout.decode().strip()
-
-
-def median_ms(run: Callable[[], object], runs: int) -> float:
-    run()  # warm
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        run()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples) * 1000
 
 
 def build(root: Path, size: int, changed: int) -> tuple[str, str, list[str]]:
@@ -159,12 +150,16 @@ def timed_answers(root: Path, first: str, second: str, runs: int) -> dict[str, f
             lambda: toolset.run("get_changes", between),
             lambda: git(root, "diff", first, second),
         )
-        found["A..disk"] = median_ms(lambda: toolset.run("get_changes", {"since_ref": first}), runs)
+        found["A..disk"] = median_ms(
+            lambda: toolset.run("get_changes", {"since_ref": first}), runs, warm=True
+        )
     finally:
         toolset.context.close()
     unwatched = open_toolset(root, watch=False)
     try:
-        found["no watcher"] = median_ms(lambda: unwatched.run("get_changes", between), runs)
+        found["no watcher"] = median_ms(
+            lambda: unwatched.run("get_changes", between), runs, warm=True
+        )
     finally:
         unwatched.context.close()
     return found
@@ -182,7 +177,7 @@ def bench_size(root: Path, size: int, changed: int, runs: int) -> tuple[str, str
     print(f"  get_changes A..B, no watcher  {took['no watcher']:8.1f} ms")
     print(f"  get_changes A..disk           {took['A..disk']:8.1f} ms")
     for name, read in blob_readers(root, first, edited).items():
-        print(f"  read {changed} blobs: {name:<22} {median_ms(read, runs):6.1f} ms")
+        print(f"  read {changed} blobs: {name:<22} {median_ms(read, runs, warm=True):6.1f} ms")
     return first, second
 
 

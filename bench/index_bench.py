@@ -37,6 +37,7 @@ from pathlib import Path
 
 from bench.generate import generate_tree
 from bench.search_bench import fresh_search
+from bench.timing import median_ms
 from graph.cycle_check import would_create_cycle
 from graph.index import TaskIndex
 from graph.metrics import graph_metrics
@@ -54,16 +55,6 @@ __all__ = ["bench_size", "main"]
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
 Results = dict[str, float]
 EDIT_ROWS = ("apply: status change", "apply: new dependency", "apply: reparent")
-
-
-def median_ms(action: Callable[[], object], runs: int) -> float:
-    """Median wall time of `action` over `runs` calls, in milliseconds."""
-    timings = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        action()
-        timings.append(time.perf_counter() - started)
-    return statistics.median(timings) * 1000
 
 
 def peak_rss_mb() -> float:

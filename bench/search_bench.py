@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import argparse
 import gc
-import statistics
 import tempfile
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from bench.generate import generate_tree
+from bench.timing import median_ms
 from graph.index import TaskIndex
 from graph.query import search_tasks
 from storage.repository import TaskRepository
@@ -39,16 +38,6 @@ from storage.repository import TaskRepository
 __all__ = ["QUERIES", "main"]
 
 QUERIES = ("validate", "nightly", "zzqq", "straße")
-
-
-def median_ms(action: Callable[[], object], runs: int) -> float:
-    """Median wall time of `action` over `runs` calls, in milliseconds."""
-    timings = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        action()
-        timings.append(time.perf_counter() - started)
-    return statistics.median(timings) * 1000
 
 
 def clear_search(texts: Sequence[tuple[str, str, str]], query: str) -> list[str]:
@@ -75,7 +64,7 @@ def bench_root(root: Path, runs: int) -> None:
     print(f"{'query':>10}{'found':>8}{'search ms':>11}{'clear ms':>10}{'ratio':>7}{'again ms':>10}")
     for query in QUERIES:
         found = search_tasks(index, query)
-        if found != clear_search(texts, query):
+        if list(found) != clear_search(texts, query):
             raise SystemExit(f"search_tasks and the plain definition differ on {query!r}")
         searched = median_ms(lambda q=query: fresh_search(index, q), runs)  # type: ignore[misc]
         clear = median_ms(lambda q=query: clear_search(texts, q), runs)  # type: ignore[misc]

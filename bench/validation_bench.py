@@ -31,10 +31,8 @@ import argparse
 import copy
 import importlib.util
 import json
-import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -44,6 +42,7 @@ from jsonschema.validators import validator_for
 from referencing import Registry
 
 from bench.generate import generate_tree
+from bench.timing import median_ms
 from tasks_server.edge.schemas import output_schema
 from tasks_server.registry import discover
 from tasks_server.toolset import open_toolset
@@ -52,16 +51,6 @@ from tasks_server.views import BRIEF_FIELDS, TaskBrief
 Schema = dict[str, Any]
 OPTIONAL = ("project", "parent")
 NULLABLE = {"anyOf": [{"type": "string"}, {"type": "null"}]}
-
-
-def median_ms(check: Callable[[], object], runs: int) -> float:
-    check()
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        check()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
 
 
 def jsonschema_check(schema: Schema, answer: Schema) -> Callable[[], object] | None:
@@ -155,9 +144,9 @@ def report(schema: Schema, answers: dict[str, Schema], runs: int) -> None:
             if check is None:
                 print(f"{shape:<21}{tree:<28}{'rejects these rows':>28}")
                 continue
-            slow = median_ms(check, runs)
+            slow = median_ms(check, runs, warm=True)
             compiled = compiled_check(shape_schema, shape_answer)
-            fast = f"{median_ms(compiled, runs):13.2f}" if compiled else f"{'n/a':>13}"
+            fast = f"{median_ms(compiled, runs, warm=True):13.2f}" if compiled else f"{'n/a':>13}"
             size = len(json.dumps(shape_answer, separators=(",", ":")))
             print(f"{shape:<21}{tree:<28}{slow:15.2f}{fast}{size:9d}")
 

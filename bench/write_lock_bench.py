@@ -11,24 +11,14 @@ from __future__ import annotations
 import argparse
 import statistics
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
+from bench.timing import median_ms
 from tasks_server.toolset import open_toolset
 
 __all__ = ["main"]
 
 TASK = "---\nid: t{n}\ntitle: Task {n}\nstatus: active\n---\nBody {n}.\n"
-
-
-def _median_ms(action: Callable[[], object], calls: int) -> float:
-    laps = []
-    for _ in range(calls):
-        started = time.perf_counter()
-        action()
-        laps.append(time.perf_counter() - started)
-    return statistics.median(laps) * 1000
 
 
 def main() -> None:
@@ -56,12 +46,12 @@ def main() -> None:
             with live.repository.write_lock():
                 pass
 
-        alone = _median_ms(lock_alone, args.calls)
-        _median_ms(lambda: update(False), 50)  # warm up
+        alone = median_ms(lock_alone, args.calls)
+        median_ms(lambda: update(False), 50)  # warm up
         laps: dict[bool, list[float]] = {False: [], True: []}
         for n in range(2 * args.calls):  # alternated, so drift hits both alike
             locked = bool(n % 2)
-            laps[locked].append(_median_ms(lambda locked=locked: update(locked), 1))
+            laps[locked].append(median_ms(lambda locked=locked: update(locked), 1))
         without, with_lock = statistics.median(laps[False]), statistics.median(laps[True])
         toolset.context.close()
     print(f"write lock alone: {alone:.3f} ms (median of {args.calls})")

@@ -45,7 +45,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -63,7 +62,6 @@ from storage.model import (
     pack_text,
 )
 from storage.repository import TaskRepository, slugify
-from storage.timestamps import parse_timestamp
 
 from .backlog_rules import (
     BacklogIds,
@@ -238,8 +236,8 @@ def _to_task(card: Card, task_id: str, builder: ReportBuilder, project: str | No
         project=project,
         tags=labels(relative, meta.get("labels"), builder),
         assignee=_assignee(meta.get("assignee")),
-        created=_time(relative, meta, "created_date", builder),
-        modified=_time(relative, meta, "updated_date", builder),
+        created=builder.timestamp(relative, meta, "created_date"),
+        modified=builder.timestamp(relative, meta, "updated_date"),
         packed_body=pack_text(_body(card.body)),
         extra=MappingProxyType(extra),
     )
@@ -345,14 +343,6 @@ def _assignee(raw: object) -> str | None:
         names = [str(item).strip() for item in raw if item is not None and str(item).strip()]
         return ", ".join(names) or None
     return (_as_text(raw) or "").strip() or None
-
-
-def _time(relative: str, meta: dict[str, Any], key: str, builder: ReportBuilder) -> datetime | None:
-    try:
-        return parse_timestamp(meta.get(key))
-    except (ValueError, TypeError):
-        builder.problem(relative, "bad_timestamp", f"{key} {meta.get(key)!r} is not a timestamp")
-        return None
 
 
 def _body(body: str) -> str:

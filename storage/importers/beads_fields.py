@@ -8,7 +8,6 @@ field by field, is listed in `beads.py`; the record's `dependencies` are read by
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
@@ -21,7 +20,6 @@ from storage.model import (
     normalise_status,
     pack_text,
 )
-from storage.timestamps import parse_timestamp
 
 from .beads_links import Links
 from .report import ReportBuilder
@@ -85,9 +83,9 @@ def to_task(
         project=project,
         tags=labels(where, record.get("labels"), builder),
         assignee=_text(where, record, "assignee", builder).strip() or None,
-        created=_time(where, record, "created_at", builder),
-        modified=_time(where, record, "updated_at", builder),
-        completed=_time(where, record, "closed_at", builder),
+        created=builder.timestamp(where, record, "created_at"),
+        modified=builder.timestamp(where, record, "updated_at"),
+        completed=builder.timestamp(where, record, "closed_at"),
         packed_body=pack_text(_body(where, record, builder)),
         extra=_extra(where, record, task_type, links, builder),
     )
@@ -122,14 +120,6 @@ def _priority(where: str, raw: object, builder: ReportBuilder) -> int:
     value = normalise_priority(raw)
     builder.problem(where, "unmapped_value", f"priority {raw!r} read as {value}")
     return value
-
-
-def _time(where: str, record: dict[str, Any], key: str, builder: ReportBuilder) -> datetime | None:
-    try:
-        return parse_timestamp(record.get(key))
-    except (ValueError, TypeError):
-        builder.problem(where, "bad_timestamp", f"{key} {record.get(key)!r} is not a timestamp")
-        return None
 
 
 def _text(where: str, record: dict[str, Any], key: str, builder: ReportBuilder) -> str:

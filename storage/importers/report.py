@@ -30,8 +30,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
+
+from storage.timestamps import parse_timestamp
 
 __all__ = [
     "REFERENCE_FIELDS",
@@ -184,6 +187,15 @@ class ReportBuilder:
         self, where: str, kind: ProblemKind, message: str, *, dropped: bool = False
     ) -> None:
         self._problems.append(ImportProblem(where, kind, message, dropped))
+
+    def timestamp(self, where: str, record: Mapping[str, Any], key: str) -> datetime | None:
+        """`record[key]` as a time (None when absent); one that is not a time is a
+        `bad_timestamp` problem and None."""
+        try:
+            return parse_timestamp(record.get(key))
+        except (ValueError, TypeError):
+            self.problem(where, "bad_timestamp", f"{key} {record.get(key)!r} is not a timestamp")
+            return None
 
     def named(self, field_name: ReferenceField, times: int = 1) -> None:
         """References an imported task names (each then resolved, dropped or dangling)."""
