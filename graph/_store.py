@@ -36,6 +36,7 @@ from graph._digraph import (
     successors,
 )
 from graph._referrers import Referrers
+from graph.claims import DEFER_UNTIL
 from graph.cycles import (
     closing_cycle,
     cycle_candidates,
@@ -96,6 +97,9 @@ class Store:
         }
         self.missing: dict[Kind, dict[str, set[str]]] = {kind: {} for kind in KINDS}
         self.by_project: dict[str | None, set[str]] = {}
+        self.deferring: set[str] = set()
+        """Ids of the tasks whose file names a `defer_until` (ahead or past): the only ones
+        a deferral can take out of the ready or blocked lists."""
         self.dep_cycle: dict[str, tuple[str, ...]] = {}
         self.parent_cycle: dict[str, tuple[str, ...]] = {}
         self.self_references: set[tuple[str, Kind]] = set()
@@ -163,6 +167,7 @@ class Store:
         by_id = self.tasks = {task.id: task for task in tasks}
         for task_id, task in by_id.items():
             _note(self.by_project, task.project, task_id)
+        self.deferring = {t for t, task in by_id.items() if DEFER_UNTIL in task.extra}
         self.dependencies = bulk_digraph(by_id, self._edges("depends_on"), compact=True)
         for kind in self.referrers:
             self.referrers[kind] = Referrers.gathered(self._edges(kind))
@@ -217,6 +222,10 @@ class Store:
             dirty.update(self._existing(references(old, "parent")))
         if old is None or old.project != task.project:
             self._move_project(task.id, None if old is None else old.project, task.project)
+        if DEFER_UNTIL in task.extra:
+            self.deferring.add(task.id)
+        else:
+            self.deferring.discard(task.id)
         for kind in KINDS:
             dirty |= self._relink(kind, task.id, references(old, kind), references(task, kind))
         return dirty
@@ -237,6 +246,7 @@ class Store:
             self._drop_node(kind, task_id, targets)
         dirty |= self._resplit(self.dep_cycle.get(task_id, ()))
         self._move_project(task_id, old.project, None, add=False)
+        self.deferring.discard(task_id)
         del self.tasks[task_id]
         dirty.discard(task_id)
         return dirty

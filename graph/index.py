@@ -213,6 +213,11 @@ class TaskIndex:
         """Ids of the tasks of `project` (None: tasks without one), in the task order."""
         return self._ids(("project", project))
 
+    def deferring(self) -> Collection[str]:
+        """Ids of the tasks whose file names a `defer_until`, ahead or past (unordered): a
+        deferral can hold back only these."""
+        return self._store.deferring
+
     def project_members(self, project: str | None) -> Collection[str]:
         """The ids of `project`, unordered (for counting)."""
         return self._store.by_project.get(project, frozenset())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import datetime
+from heapq import merge
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,6 +21,7 @@ from storage.model import IN_PROGRESS_STATUS, REVIEW_STATUS
 __all__ = [
     "BlockedRow",
     "blocked_ids",
+    "blocked_or_deferred_ids",
     "blocked_tasks",
     "deferred_ids",
     "facts_at",
@@ -51,10 +53,13 @@ def _in_project(
 
 
 def _not_deferred(index: TaskIndex, ids: list[str], now: datetime | None) -> list[str]:
+    """`ids` without the tasks deferred past `now` (found among the few that name a
+    deferral, not by reading every task of `ids`)."""
     if now is None:
         return ids
     require = index.require
-    return [i for i in ids if deferred_until(require(i), now) is None]
+    held = {i for i in index.deferring() if deferred_until(require(i), now) is not None}
+    return [i for i in ids if i not in held] if held else ids
 
 
 def facts_at(index: TaskIndex, task_id: str, now: datetime) -> TaskFacts:
@@ -106,6 +111,25 @@ def blocked_ids(
     return _not_deferred(index, _in_project(index, "blocked", index.tally.blocked, project), now)
 
 
+def blocked_or_deferred_ids(
+    index: TaskIndex, now: datetime, *, project: str | None = None
+) -> list[str]:
+    """The blocked ids, deferred or not, and the open tasks deferred past `now`, in the
+    task order (the kept blocked order, with the few deferred ones merged in).
+
+    >>> from datetime import UTC
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([Task(id="b", title="B", path="b.md", status="blocked"),
+    ...                          Task(id="a", title="A", path="a.md",
+    ...                               extra={"defer_until": "2026-02-01"})])
+    >>> blocked_or_deferred_ids(index, datetime(2026, 1, 1, tzinfo=UTC))
+    ['a', 'b']
+    """
+    blocked = blocked_ids(index, project=project)
+    held = [i for i in deferred_ids(index, now, project=project) if i not in index.tally.blocked]
+    return list(merge(blocked, held, key=index.sort_key)) if held else blocked
+
+
 def deferred_ids(index: TaskIndex, now: datetime, *, project: str | None = None) -> list[str]:
     """Ids of the open tasks deferred past `now`, in the task order.
 
@@ -116,11 +140,14 @@ def deferred_ids(index: TaskIndex, now: datetime, *, project: str | None = None)
     >>> deferred_ids(index, datetime(2026, 1, 1, tzinfo=UTC))
     ['a']
     """
-    ids = index.ordered_ids() if project is None else index.project_ids(project)
     require = index.require
-    return [
-        i for i in ids if not require(i).is_terminal and deferred_until(require(i), now) is not None
-    ]
+    return index.sorted_ids(
+        i
+        for i in index.deferring()
+        if (project is None or require(i).project == project)
+        and not require(i).is_terminal
+        and deferred_until(require(i), now) is not None
+    )
 
 
 def blocked_tasks(index: TaskIndex, *, project: str | None = None) -> list[BlockedRow]:

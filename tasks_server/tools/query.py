@@ -332,12 +332,9 @@ def _blocked_or_deferred(
     ctx: ServerContext, args: GetBlockedTasksInput, now: datetime
 ) -> list[str]:
     """The blocked ids not deferred, and with include_deferred the deferred ones too."""
-    index = ctx.index
     if not args.include_deferred:
-        return readiness.blocked_ids(index, project=args.project, now=now)
-    both = set(readiness.blocked_ids(index, project=args.project))
-    both.update(readiness.deferred_ids(index, now, project=args.project))
-    return index.sorted_ids(both)
+        return readiness.blocked_ids(ctx.index, project=args.project, now=now)
+    return readiness.blocked_or_deferred_ids(ctx.index, now, project=args.project)
 
 
 def _blocked_row(ctx: ServerContext, view: TaskRow, now: datetime) -> BlockedTask:

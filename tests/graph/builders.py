@@ -55,6 +55,7 @@ def state_of(index: TaskIndex) -> dict[str, Any]:
             for kind in ("parent", "depends_on", "soft_depends_on")
         },
         "projects": {p: index.project_ids(p) for p in [*index.projects(), None]},
+        "deferring": sorted(index.deferring()),
         "by_status": {k: sorted(v) for k, v in sorted(tally.by_status.items())},
         "by_type": dict(sorted(tally.by_type.items())),
         "sets": [

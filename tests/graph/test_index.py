@@ -311,3 +311,13 @@ def test_the_kept_orders_count_their_ids_through_reads_and_edits() -> None:
     assert index.kept_ids() == 3
     index.apply(removed=["b"])
     assert index.kept_ids() == 2
+
+
+def test_the_tasks_naming_a_deferral_are_known_through_loads_and_edits() -> None:
+    index = index_of(task("a", extra={"defer_until": "2027-01-01"}), task("b"), task("c"))
+    assert set(index.deferring()) == {"a"}
+    index.apply([replace(index.require("b"), extra={"defer_until": "2020-01-01"})])
+    index.apply([replace(index.require("a"), extra={})])
+    assert set(index.deferring()) == {"b"}  # a deferral long past still counts: it is named
+    index.apply(removed=["b"])
+    assert set(index.deferring()) == set()

@@ -20,7 +20,7 @@ STAMPS = [None, *(NOW - timedelta(days=d) for d in range(4))]
 
 names = st.sampled_from(NAMES)
 tasks = st.builds(
-    lambda task_id, status, parent, deps, soft, project, kind, priority, order, stamps: task(
+    lambda task_id, status, parent, deps, soft, project, kind, priority, order, stamps, extra: task(
         task_id,
         status=status,
         parent=parent,
@@ -32,6 +32,7 @@ tasks = st.builds(
         order=order,
         modified=stamps[0],
         completed=stamps[1],
+        extra=extra,
     ),
     st.sampled_from(IDS),
     st.sampled_from(STATUSES),
@@ -43,6 +44,7 @@ tasks = st.builds(
     st.integers(0, 2),
     st.integers(0, 2),
     st.tuples(st.sampled_from(STAMPS), st.sampled_from(STAMPS)),
+    st.sampled_from([{}, {"defer_until": "2027-01-01"}]),
 )
 edits = st.lists(
     st.tuples(st.lists(tasks, max_size=3), st.lists(st.sampled_from(IDS), max_size=2)),

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from graph.readiness import blocked_tasks, in_progress_tasks, ready_tasks, review_tasks
+from datetime import UTC, datetime
+
+from graph.index import TaskIndex
+from graph.readiness import (
+    blocked_ids,
+    blocked_or_deferred_ids,
+    blocked_tasks,
+    deferred_ids,
+    in_progress_tasks,
+    ready_tasks,
+    review_tasks,
+)
 from tests.graph.builders import index_of, sample_tree, task
 
 
@@ -41,3 +52,39 @@ def test_review_and_in_progress_tasks_are_listed_by_status() -> None:
     assert review_tasks(index, project="x") == ["b"]
     assert in_progress_tasks(index) == ["c"]
     assert in_progress_tasks(sample_tree()) == ["s"]
+
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+AHEAD, PAST = {"defer_until": "2026-09-01"}, {"defer_until": "2026-01-01"}
+
+
+def deferral_tree() -> TaskIndex:
+    return index_of(
+        task("blocked", status="blocked", priority=3),
+        task("blocked-deferred", status="blocked", priority=1, extra=AHEAD),
+        task("deferred", priority=2, extra=AHEAD),
+        task("deferred-early", priority=0, extra=AHEAD),
+        task("deferral-past", priority=0, extra=PAST),
+        task("done-deferred", status="done", extra=AHEAD),
+        task("ready", priority=2),
+    )
+
+
+def test_a_deferral_holds_back_only_the_tasks_it_names_while_it_is_ahead() -> None:
+    index = deferral_tree()
+    assert ready_tasks(index, now=NOW) == ["deferral-past", "ready"]
+    assert blocked_ids(index, now=NOW) == ["blocked"]
+    assert deferred_ids(index, NOW) == ["deferred-early", "blocked-deferred", "deferred"]
+    assert deferred_ids(index, datetime(2027, 1, 1, tzinfo=UTC)) == []
+
+
+def test_blocked_and_deferred_tasks_come_merged_in_the_task_order() -> None:
+    index = deferral_tree()
+    everything = set(blocked_ids(index)) | set(deferred_ids(index, NOW))
+    assert blocked_or_deferred_ids(index, NOW) == index.sorted_ids(everything)
+    assert blocked_or_deferred_ids(index, NOW) == [
+        "deferred-early",
+        "blocked-deferred",
+        "deferred",
+        "blocked",
+    ]
