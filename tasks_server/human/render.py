@@ -30,7 +30,7 @@ from tasks_server.sizes import (
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from tasks_server.human.checks import Problem
+    from tasks_server.findings import Problem
 
 __all__ = [
     "STATUS_STYLE",

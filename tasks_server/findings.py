@@ -1,4 +1,8 @@
-"""`tasks-server check`: the structural signals as errors and warnings, by file and line.
+"""The findings of `tasks-server check` and of the editor's diagnostics, from one source.
+
+The structural signals as errors and warnings, by file and line: `tasks-server check` prints
+them for the whole tree, the language server (`tasks_server/editor/`) shows those touching
+an open file, computed with the open buffers standing for their files (`text_of`).
 
 Errors are what makes a tree wrong to plan from (cycles, dangling references, a task naming
 itself, duplicate ids, files that do not load, values larger than a write allows); warnings
@@ -14,10 +18,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from graph.index import TaskIndex
+from graph.signals import (
+    DanglingReferences,
+    DuplicateIdSignal,
+    StructuralSignals,
+    UnparseableFile,
+    structural_signals,
+    task_signals,
+)
 from storage.model import Task
+from storage.table import FileTable
 from tasks_server import sizes
 
-__all__ = ["WARNINGS", "Problem", "collect", "exit_status", "oversized", "problems_in"]
+__all__ = [
+    "WARNINGS",
+    "Problem",
+    "collect",
+    "exit_status",
+    "file_problems",
+    "oversized",
+    "problems_in",
+    "tree_problems",
+    "with_load_problems",
+]
 
 WARNINGS = frozenset({"terminal_with_open_children", "open_under_terminal_parent"})
 _YAML_LINE = re.compile(r"YAML parse error at line (\d+)")
@@ -32,6 +56,7 @@ class Problem:
     line: int | None
     message: str
     files: tuple[str, ...]
+    needle: str | None = None  # the text on `line` the problem is about (an id, a key)
 
     @property
     def is_error(self) -> bool:
@@ -43,11 +68,92 @@ class Problem:
 
 
 PathOf = Callable[[str], str | None]
+TextOf = Callable[[str], str | None]
+"""A file's text by its root-relative path (None when it cannot be read)."""
 
 
-def collect(signals: dict[str, Any], path_of: PathOf, root: Path) -> list[Problem]:
+def with_load_problems(found: StructuralSignals, table: FileTable) -> StructuralSignals:
+    """The index's signals plus storage's: duplicate ids and files that did not load."""
+    duplicates = [
+        DuplicateIdSignal(task_id=i, paths=list(p)) for i, p in table.duplicates().items()
+    ]
+    unparseable = [
+        UnparseableFile(path=p.path, message=f"{p.kind}: {p.message}")
+        for p in table.problems()
+        if p.kind != "duplicate_id"
+    ]
+    return found.model_copy(update={"duplicate_ids": duplicates, "unparseable_files": unparseable})
+
+
+def tree_problems(
+    index: TaskIndex, table: FileTable, root: Path, text_of: TextOf | None = None
+) -> list[Problem]:
+    """Every problem of the tree, errors and warnings: what `check` reports. `text_of` gives
+    the text lines are found in (default: the file on disk)."""
+    signals = with_load_problems(structural_signals(index), table).model_dump()
+    reader = text_of or _disk_reader(root)
+    return collect(signals, _path_in(index), reader) + oversized(index.tasks(), reader)
+
+
+def file_problems(index: TaskIndex, table: FileTable, path: str, text_of: TextOf) -> list[Problem]:
+    """The problems `tree_problems` reports touching the file at `path`, found from that
+    file's task alone (no pass over the tree: the editor asks at each keystroke)."""
+    result = table.result(path)
+    if result is None:
+        return []
+    found, tasks = _NO_SIGNALS, []
+    task = result.task
+    if task is not None and (winner := index.get(task.id)) is not None and winner.path == path:
+        found, tasks = task_signals(index, task.id), [winner]
+    paths = table.paths_of(task.id) if task is not None else ()
+    problem = result.problem
+    load = found.model_copy(
+        update={
+            "duplicate_ids": [DuplicateIdSignal(task_id=task.id, paths=list(paths))]
+            if task is not None and len(paths) > 1
+            else [],
+            "unparseable_files": [
+                UnparseableFile(path=path, message=f"{problem.kind}: {problem.message}")
+            ]
+            if problem is not None and problem.kind != "duplicate_id"
+            else [],
+        }
+    )
+    problems = collect(load.model_dump(), _path_in(index), text_of) + oversized(tasks, text_of)
+    return problems_in(problems, {path})
+
+
+_NO_SIGNALS = StructuralSignals(
+    parent_cycles=[],
+    dependency_cycles=[],
+    dangling_references=DanglingReferences(parent=[], depends_on=[], soft_depends_on=[]),
+    self_references=[],
+    terminal_with_open_children=[],
+    open_under_terminal_parent=[],
+)
+
+
+def _path_in(index: TaskIndex) -> PathOf:
+    def path_of(task_id: str) -> str | None:
+        task = index.get(task_id)
+        return task.path if task is not None else None
+
+    return path_of
+
+
+def _disk_reader(root: Path) -> TextOf:
+    def read(path: str) -> str | None:
+        try:
+            return (root / path).read_text(encoding="utf-8", errors="replace")
+        except (OSError, ValueError):
+            return None
+
+    return read
+
+
+def collect(signals: dict[str, Any], path_of: PathOf, text_of: TextOf) -> list[Problem]:
     """Every signal as a Problem; `path_of` gives a task's file (None when unknown)."""
-    found = Finder(path_of, root)
+    found = Finder(path_of, text_of)
     problems: list[Problem] = []
     for cycle in signals["parent_cycles"]:
         problems.append(found.cycle("parent_cycle", cycle))
@@ -63,10 +169,10 @@ def collect(signals: dict[str, Any], path_of: PathOf, root: Path) -> list[Proble
     return problems
 
 
-def oversized(tasks: Iterable[Task], root: Path) -> list[Problem]:
+def oversized(tasks: Iterable[Task], text_of: TextOf) -> list[Problem]:
     """A problem for every value a write would refuse for its size (a file written by hand
     may hold a 100,000-character title: it loads, and is reported here)."""
-    found = Finder(lambda _: None, root)
+    found = Finder(lambda _: None, text_of)
     return [found.oversize(task, over) for task in tasks for over in sizes.oversized(task)]
 
 
@@ -75,16 +181,15 @@ class Finder:
     """Builds problems, finding files from task ids and lines from the files' text."""
 
     path_of: PathOf
-    root: Path
+    text_of: TextOf
 
     def _file(self, task_id: str) -> str:
         return self.path_of(task_id) or f"(task {task_id})"
 
     def _line(self, path: str, needle: str, after: int = 0) -> int | None:
         """The first line (1-based) holding `needle` after line `after`, in the front matter."""
-        try:
-            text = (self.root / path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        text = self.text_of(path)
+        if text is None:
             return None
         for number, line in enumerate(text.splitlines()[after:], after + 1):
             if needle in line:
@@ -111,18 +216,19 @@ class Finder:
         path = self._file(ref["task_id"])
         line = self._line(path, ref["missing_id"])
         message = f"{ref['task_id']}: {field} names {ref['missing_id']}, which no task has"
-        return Problem(f"dangling_{field}", path, line, message, (path,))
+        return Problem(f"dangling_{field}", path, line, message, (path,), ref["missing_id"])
 
     def self_reference(self, ref: dict[str, Any]) -> Problem:
         path = self._file(ref["task_id"])
         line = self._line(path, ref["field"])
         message = f"{ref['task_id']}: {ref['field']} names the task itself"
-        return Problem("self_reference", path, line, message, (path,))
+        return Problem("self_reference", path, line, message, (path,), ref["field"])
 
     def duplicate(self, dup: dict[str, Any]) -> Problem:
         paths = tuple(dup["paths"])
         message = f"id {dup['task_id']} is also in " + ", ".join(paths[1:])
-        return Problem("duplicate_id", paths[0], self._line(paths[0], "id:"), message, paths)
+        line = self._line(paths[0], "id:")
+        return Problem("duplicate_id", paths[0], line, message, paths, "id:")
 
     def unparseable(self, bad: dict[str, Any]) -> Problem:
         found = _YAML_LINE.search(bad["message"])
