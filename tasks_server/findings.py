@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 WARNINGS = frozenset({"terminal_with_open_children", "open_under_terminal_parent"})
-_YAML_LINE = re.compile(r"YAML parse error at line (\d+)")
+_YAML_LINE = re.compile(r"YAML parse error at line (\d+)(?:, column (\d+))?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +57,7 @@ class Problem:
     message: str
     files: tuple[str, ...]
     needle: str | None = None  # the text on `line` the problem is about (an id, a key)
+    column: int | None = None  # 1-based, when the parser said
 
     @property
     def is_error(self) -> bool:
@@ -233,8 +234,9 @@ class Finder:
     def unparseable(self, bad: dict[str, Any]) -> Problem:
         found = _YAML_LINE.search(bad["message"])
         line = int(found.group(1)) + 1 if found else None  # +1: the opening `---`
+        column = int(found.group(2)) if found and found.group(2) else None
         path = bad["path"]
-        return Problem("unparseable_file", path, line, bad["message"], (path,))
+        return Problem("unparseable_file", path, line, bad["message"], (path,), None, column)
 
     def open_children(self, row: dict[str, Any]) -> Problem:
         path = self._file(row["task_id"])

@@ -1,0 +1,177 @@
+"""A real `tasks-server lsp` process, driven over stdio by pygls's language client."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types as lsp
+
+from tests.conftest import write
+from tests.editor.client import lsp_session
+
+pytestmark = pytest.mark.anyio
+
+TASK = """---
+id: {id}
+title: {title}
+status: {status}
+{extra}---
+Body.
+"""
+
+
+def task(root: Path, task_id: str, *, status: str = "active", extra: str = "") -> Path:
+    text = TASK.format(id=task_id, title=f"Task {task_id}", status=status, extra=extra)
+    return write(root, f"inbox/{task_id}.md", text)
+
+
+def dangling_tree(root: Path) -> Path:
+    task(root, "base", status="done")
+    task(root, "other")
+    return task(root, "work", extra="depends_on: [base, ghost]\n")
+
+
+async def test_a_dangling_dependency_is_flagged_at_its_id_and_goes_once_fixed(
+    tmp_path: Path,
+) -> None:
+    path = dangling_tree(tmp_path)
+    async with lsp_session(tmp_path) as session:
+        uri = await session.open(path)
+        found = await session.diagnostics(uri)
+        assert [d.code for d in found] == ["dangling_depends_on"]
+        assert found[0].message == "work: depends_on names ghost, which no task has"
+        start, end = found[0].range.start, found[0].range.end
+        column = path.read_text().splitlines()[4].index("ghost")
+        assert (start.line, start.character, end.character) == (4, column, column + 5)
+        session.change(uri, path.read_text().replace(", ghost", ""))
+        assert await session.diagnostics(uri) == []
+
+
+async def test_completion_inside_depends_on_lists_real_ids_with_their_titles(
+    tmp_path: Path,
+) -> None:
+    path = dangling_tree(tmp_path)
+    async with lsp_session(tmp_path) as session:
+        text = path.read_text().replace("depends_on: [base, ghost]", "depends_on: [ba")
+        uri = await session.open(path, text)
+        await session.diagnostics(uri)
+        line = text.splitlines()[4]
+        answer = await session.client.text_document_completion_async(
+            lsp.CompletionParams(**session.position(uri, 4, len(line)))  # type: ignore[arg-type]
+        )
+        assert isinstance(answer, lsp.CompletionList)
+        assert [(i.label, i.detail) for i in answer.items] == [("base", "Task base")]
+        blank = text.replace("depends_on: [ba", "depends_on: [")
+        session.change(uri, blank)
+        await session.diagnostics(uri)
+        every = await session.client.text_document_completion_async(
+            lsp.CompletionParams(**session.position(uri, 4, len("depends_on: [")))  # type: ignore[arg-type]
+        )
+        assert isinstance(every, lsp.CompletionList)
+        assert [i.label for i in every.items] == ["base", "other"]  # the buffer does not parse
+
+
+async def test_completion_offers_statuses_and_keys(tmp_path: Path) -> None:
+    path = dangling_tree(tmp_path)
+    async with lsp_session(tmp_path) as session:
+        text = path.read_text().replace("status: active", "status: in_")
+        uri = await session.open(path, text)
+        await session.diagnostics(uri)
+        answer = await session.client.text_document_completion_async(
+            lsp.CompletionParams(**session.position(uri, 3, len("status: in_")))  # type: ignore[arg-type]
+        )
+        assert isinstance(answer, lsp.CompletionList)
+        assert [i.label for i in answer.items] == ["in_progress"]
+        keyed = text.replace("status: in_\n", "status: active\nsoft\n")
+        session.change(uri, keyed)
+        await session.diagnostics(uri)
+        keys = await session.client.text_document_completion_async(
+            lsp.CompletionParams(**session.position(uri, 4, 4))  # type: ignore[arg-type]
+        )
+        assert isinstance(keys, lsp.CompletionList)
+        assert [i.label for i in keys.items] == ["soft_depends_on"]
+
+
+async def test_hover_on_an_id_says_whether_it_is_ready_and_why(tmp_path: Path) -> None:
+    path = dangling_tree(tmp_path)
+    async with lsp_session(tmp_path) as session:
+        uri = await session.open(path)
+        await session.diagnostics(uri)
+        own = await session.client.text_document_hover_async(
+            lsp.HoverParams(**session.position(uri, 1, 5))  # type: ignore[arg-type]
+        )
+        assert own is not None and isinstance(own.contents, lsp.MarkupContent)
+        assert "**work**: Task work" in own.contents.value
+        assert "not ready: work is blocked: it depends on ghost, which no task has." in (
+            own.contents.value
+        )
+        base = await session.client.text_document_hover_async(
+            lsp.HoverParams(**session.position(uri, 4, 15))  # type: ignore[arg-type]
+        )
+        assert base is not None and isinstance(base.contents, lsp.MarkupContent)
+        assert "status `done`" in base.contents.value
+        assert "blocks 1 task(s)" in base.contents.value
+
+
+async def test_definition_opens_the_file_of_the_id(tmp_path: Path) -> None:
+    path = dangling_tree(tmp_path)
+    async with lsp_session(tmp_path) as session:
+        uri = await session.open(path)
+        await session.diagnostics(uri)
+        found = await session.client.text_document_definition_async(
+            lsp.DefinitionParams(**session.position(uri, 4, 15))  # type: ignore[arg-type]
+        )
+        assert isinstance(found, lsp.Location)
+        assert found.uri.endswith("/inbox/base.md")
+        nothing = await session.client.text_document_definition_async(
+            lsp.DefinitionParams(**session.position(uri, 4, 21))  # type: ignore[arg-type]
+        )
+        assert nothing is None
+
+
+async def test_references_list_the_children_and_the_dependents(tmp_path: Path) -> None:
+    dangling_tree(tmp_path)
+    task(tmp_path, "kid", extra="parent: base\n")
+    base = tmp_path / "inbox" / "base.md"
+    async with lsp_session(tmp_path) as session:
+        uri = await session.open(base)
+        await session.diagnostics(uri)
+        found = await session.client.text_document_references_async(
+            lsp.ReferenceParams(
+                context=lsp.ReferenceContext(include_declaration=False),
+                **session.position(uri, 1, 5),  # type: ignore[arg-type]
+            )
+        )
+        assert found is not None
+        assert sorted(Path(f.uri).name for f in found) == ["kid.md", "work.md"]
+        assert {f.range.start.line for f in found} == {4}
+
+
+async def test_a_change_on_disk_by_another_process_updates_an_open_files_diagnostics(
+    tmp_path: Path,
+) -> None:
+    path = dangling_tree(tmp_path)
+    async with lsp_session(tmp_path) as session:
+        uri = await session.open(path)
+        assert [d.code for d in await session.diagnostics(uri)] == ["dangling_depends_on"]
+        task(tmp_path, "ghost")  # another writer creates the missing task
+        assert await session.until(uri, lambda found: found == []) == []
+
+
+async def test_a_readme_and_a_file_outside_the_root_get_no_diagnostics(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    dangling_tree(root)
+    readme = write(root, "README.md", "# Notes\n\nNot a task.\n")
+    outside = write(tmp_path, "elsewhere/x.md", TASK.format(id="x", title="X", status="zzz", extra="depends_on: [nope]\n"))
+    async with lsp_session(root) as session:
+        for path in (readme, outside):
+            uri = await session.open(path)
+            assert await session.diagnostics(uri) == []
+
+
+async def test_the_workspace_folder_is_the_root_without_a_root_flag(tmp_path: Path) -> None:
+    path = dangling_tree(tmp_path)
+    async with lsp_session(None, workspace=tmp_path) as session:
+        uri = await session.open(path)
+        assert [d.code for d in await session.diagnostics(uri)] == ["dangling_depends_on"]
