@@ -46,9 +46,14 @@ class EditorTree(LiveTree):
         return relative if self.repository.is_task_path(relative) else None
 
     def hold(self, relative: str, text: str) -> None:
-        """The editor's buffer stands for the file at `relative` from now on."""
+        """The editor's buffer stands for the file at `relative` from now on; a buffer
+        that shows the file as it is on disk is the file (an editor shows bytes that are
+        not UTF-8 as U+FFFD: the file is still not UTF-8, as `check` says)."""
         with self.lock:
             self.refresh()
+            if text == self._disk_text(relative):
+                self.release(relative)
+                return
             self.buffers[relative] = text
             self.record([self._buffer_result(relative, text)])
 
@@ -66,10 +71,11 @@ class EditorTree(LiveTree):
     def text_of(self, relative: str) -> str | None:
         """A file's text: the buffer when it is open, else the file on disk."""
         held = self.buffers.get(relative)
-        if held is not None:
-            return held
+        return held if held is not None else self._disk_text(relative)
+
+    def _disk_text(self, relative: str) -> str | None:
         try:
-            return (self.root / relative).read_text(encoding="utf-8", errors="replace")
+            return (self.root / relative).read_bytes().decode("utf-8", errors="replace")
         except (OSError, ValueError):
             return None
 

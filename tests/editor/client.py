@@ -31,7 +31,7 @@ class Session:
 
     async def open(self, path: Path, text: str | None = None) -> str:
         uri = uri_of(path)
-        body = path.read_text(encoding="utf-8") if text is None else text
+        body = path.read_bytes().decode("utf-8", errors="replace") if text is None else text
         self.versions[uri] = 1
         item = lsp.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=body)
         self.client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=item))
