@@ -183,8 +183,8 @@ def _add_import_export(sub: Any) -> None:
 
 
 # The faces are imported inside the runners: the MCP SDK only for `serve` and `call`, rich only
-# for the human commands, pygls only for `lsp`, none for `--help` (start-up time; the layering test keeps the
-# human face from importing the MCP edge, and this entry is the one module that knows both).
+# for the human commands, pygls only for `lsp`, none for `--help` (start-up time; the layering
+# test keeps each face from importing another, and this entry is the one module that knows all).
 
 
 def _run_serve(args: argparse.Namespace) -> int:

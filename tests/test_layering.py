@@ -102,7 +102,9 @@ def test_the_human_face_never_imports_the_mcp_edge_or_the_sdk() -> None:
 
 def test_the_mcp_edge_never_imports_the_human_face() -> None:
     for path in sorted(EDGE.rglob("*.py")):
-        found = _imports_any(path, ("tasks_server.human", "tasks_server.editor", "tasks_server.cli"))
+        found = _imports_any(
+            path, ("tasks_server.human", "tasks_server.editor", "tasks_server.cli")
+        )
         assert not found, f"{path.relative_to(REPO)} imports {found}"
 
 

@@ -28,6 +28,7 @@ def build_server(root: Path | None, now: datetime | None = None) -> TaskLanguage
     _documents(server)
     _reading(server)
     _navigation(server)
+    _links(server)
     _actions(server)
     return server
 
@@ -112,11 +113,12 @@ def _reading(server: TaskLanguageServer) -> None:
         return lsp.Hover(contents=content)
 
 
-def _navigation(server: TaskLanguageServer) -> None:
-    def file_location(ls: TaskLanguageServer, relative: str) -> lsp.Location:
-        start = lsp.Position(0, 0)
-        return lsp.Location(uri=ls.uri_of(relative), range=lsp.Range(start, start))
+def file_location(ls: TaskLanguageServer, relative: str) -> lsp.Location:
+    start = lsp.Position(0, 0)
+    return lsp.Location(uri=ls.uri_of(relative), range=lsp.Range(start, start))
 
+
+def _navigation(server: TaskLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     def definition(ls: TaskLanguageServer, params: lsp.DefinitionParams) -> lsp.Location | None:
         opened = _opened(ls, params.text_document.uri)
@@ -147,6 +149,8 @@ def _navigation(server: TaskLanguageServer) -> None:
             found.append(place)
         return found
 
+
+def _links(server: TaskLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_LINK)
     def links(ls: TaskLanguageServer, params: lsp.DocumentLinkParams) -> list[lsp.DocumentLink]:
         opened = _opened(ls, params.text_document.uri)
@@ -189,11 +193,11 @@ def _actions(server: TaskLanguageServer) -> None:
         task = result.task if result is not None else None
         found = []
         first, last = params.range.start.line, params.range.end.line
+        project = task.project if task else None
         for token in id_tokens(text):
-            if token.key in REFERENCE_KEYS and first <= token.line <= last:
-                if token.value not in ls.tree.index:
-                    made = _create(ls, token.value, task.project if task else None)
-                    found.extend(made)
+            named = token.key in REFERENCE_KEYS and first <= token.line <= last
+            if named and token.value not in ls.tree.index:
+                found.extend(_create(ls, token.value, project))
         if task is not None and task.is_terminal:
             found.extend(_tick(uri, text))
         return found

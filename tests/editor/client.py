@@ -76,11 +76,11 @@ async def lsp_session(
     client = LanguageClient("tests", "1")
     session = Session(client)
 
-    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)  # type: ignore[untyped-decorator]
     def published(params: lsp.PublishDiagnosticsParams) -> None:
         session.queue(params.uri).put_nowait(list(params.diagnostics))
 
-    @client.feature(lsp.WINDOW_SHOW_MESSAGE)
+    @client.feature(lsp.WINDOW_SHOW_MESSAGE)  # type: ignore[untyped-decorator]
     def shown(params: lsp.ShowMessageParams) -> None:
         session.messages.append(params.message)
 
@@ -101,4 +101,4 @@ async def lsp_session(
     finally:
         await client.shutdown_async(None)
         client.exit(None)
-        await client.stop()
+        await client.stop()  # type: ignore[no-untyped-call]

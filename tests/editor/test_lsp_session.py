@@ -163,7 +163,11 @@ async def test_a_readme_and_a_file_outside_the_root_get_no_diagnostics(tmp_path:
     root = tmp_path / "tree"
     dangling_tree(root)
     readme = write(root, "README.md", "# Notes\n\nNot a task.\n")
-    outside = write(tmp_path, "elsewhere/x.md", TASK.format(id="x", title="X", status="zzz", extra="depends_on: [nope]\n"))
+    outside = write(
+        tmp_path,
+        "elsewhere/x.md",
+        TASK.format(id="x", title="X", status="zzz", extra="depends_on: [nope]\n"),
+    )
     async with lsp_session(root) as session:
         for path in (readme, outside):
             uri = await session.open(path)
@@ -175,3 +179,65 @@ async def test_the_workspace_folder_is_the_root_without_a_root_flag(tmp_path: Pa
     async with lsp_session(None, workspace=tmp_path) as session:
         uri = await session.open(path)
         assert [d.code for d in await session.diagnostics(uri)] == ["dangling_depends_on"]
+
+
+async def test_a_code_action_creates_the_missing_task_where_create_task_would(
+    tmp_path: Path,
+) -> None:
+    path = dangling_tree(tmp_path)
+    async with lsp_session(tmp_path) as session:
+        uri = await session.open(path)
+        found = await session.diagnostics(uri)
+        actions = await session.client.text_document_code_action_async(
+            lsp.CodeActionParams(
+                text_document=lsp.TextDocumentIdentifier(uri=uri),
+                range=found[0].range,
+                context=lsp.CodeActionContext(diagnostics=found),
+            )
+        )
+        assert actions is not None and len(actions) == 1
+        action = actions[0]
+        assert isinstance(action, lsp.CodeAction) and action.edit is not None
+        assert action.title == "Create task ghost (inbox/ghost-ghost.md)"
+        create, insert = action.edit.document_changes or []
+        assert isinstance(create, lsp.CreateFile) and create.uri.endswith("/inbox/ghost-ghost.md")
+        assert isinstance(insert, lsp.TextDocumentEdit)
+        edit = insert.edits[0]
+        assert isinstance(edit, lsp.TextEdit) and "id: ghost\ntitle: ghost\n" in edit.new_text
+
+
+async def test_a_done_task_with_open_checklist_items_offers_to_tick_them(tmp_path: Path) -> None:
+    done = write(
+        tmp_path, "inbox/d.md", "---\nid: d\ntitle: D\nstatus: done\n---\n- [ ] one\n- [x] two\n"
+    )
+    async with lsp_session(tmp_path) as session:
+        uri = await session.open(done)
+        await session.diagnostics(uri)
+        actions = await session.client.text_document_code_action_async(
+            lsp.CodeActionParams(
+                text_document=lsp.TextDocumentIdentifier(uri=uri),
+                range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)),
+                context=lsp.CodeActionContext(diagnostics=[]),
+            )
+        )
+        assert actions is not None
+        (tick,) = actions
+        assert isinstance(tick, lsp.CodeAction) and tick.edit is not None
+        assert tick.title.endswith("1 open checklist item(s) of this done task: one")
+        (edit,) = (tick.edit.changes or {})[uri]
+        assert (edit.range.start.line, edit.range.start.character, edit.new_text) == (5, 3, "x")
+
+
+async def test_document_links_and_workspace_symbols_lead_to_task_files(tmp_path: Path) -> None:
+    path = dangling_tree(tmp_path)
+    async with lsp_session(tmp_path) as session:
+        uri = await session.open(path)
+        await session.diagnostics(uri)
+        links = await session.client.text_document_document_link_async(
+            lsp.DocumentLinkParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
+        )
+        assert [(link.range.start.line, Path(link.target or "").name) for link in links or []] == [
+            (4, "base.md")
+        ]
+        found = await session.client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="oth"))
+        assert [s.name for s in found or []] == ["other Task other"]
