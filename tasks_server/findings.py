@@ -13,7 +13,7 @@ done parent). The exit status is 1 when there is an error, else 0.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from graph.signals import (
 from storage.model import Task
 from storage.table import FileTable
 from tasks_server import sizes
+from tasks_server.field_notes import FIELD_WARNINGS, FieldNote, field_notes
 
 __all__ = [
     "WARNINGS",
@@ -37,13 +38,13 @@ __all__ = [
     "collect",
     "exit_status",
     "file_problems",
-    "oversized",
     "problems_in",
     "tree_problems",
+    "value_problems",
     "with_load_problems",
 ]
 
-WARNINGS = frozenset({"terminal_with_open_children", "open_under_terminal_parent"})
+WARNINGS = frozenset({"terminal_with_open_children", "open_under_terminal_parent"}) | FIELD_WARNINGS
 _YAML_LINE = re.compile(r"YAML parse error at line (\d+)(?:, column (\d+))?")
 
 
@@ -93,7 +94,7 @@ def tree_problems(
     the text lines are found in (default: the file on disk)."""
     signals = with_load_problems(structural_signals(index), table).model_dump()
     reader = text_of or _disk_reader(root)
-    return collect(signals, _path_in(index), reader) + oversized(index.tasks(), reader)
+    return collect(signals, _path_in(index), reader) + value_problems(index.tasks(), reader)
 
 
 def file_problems(index: TaskIndex, table: FileTable, path: str, text_of: TextOf) -> list[Problem]:
@@ -120,7 +121,7 @@ def file_problems(index: TaskIndex, table: FileTable, path: str, text_of: TextOf
             else [],
         }
     )
-    problems = collect(load.model_dump(), _path_in(index), text_of) + oversized(tasks, text_of)
+    problems = collect(load.model_dump(), _path_in(index), text_of) + value_problems(tasks, text_of)
     return problems_in(problems, {path})
 
 
@@ -170,11 +171,15 @@ def collect(signals: dict[str, Any], path_of: PathOf, text_of: TextOf) -> list[P
     return problems
 
 
-def oversized(tasks: Iterable[Task], text_of: TextOf) -> list[Problem]:
+def value_problems(tasks: Sequence[Task], text_of: TextOf) -> list[Problem]:
     """A problem for every value a write would refuse for its size (a file written by hand
-    may hold a 100,000-character title: it loads, and is reported here)."""
+    may hold a 100,000-character title: it loads, and is reported here), and a warning for
+    every value the tree reads otherwise than its writer likely meant (`field_notes`)."""
     found = Finder(lambda _: None, text_of)
-    return [found.oversize(task, over) for task in tasks for over in sizes.oversized(task)]
+    return [
+        *(found.oversize(task, over) for task in tasks for over in sizes.oversized(task)),
+        *(found.field(task, note) for task in tasks for note in field_notes(task)),
+    ]
 
 
 @dataclass
@@ -206,6 +211,10 @@ class Finder:
             line += 1  # the body starts after the closing `---`
         message = f"{sizes.clip(task.id, 40)}: {over}"
         return Problem("oversized_value", task.path, line, message, (task.path,))
+
+    def field(self, task: Task, note: FieldNote) -> Problem:
+        line = self._line(task.path, f"{note.key}:")
+        return Problem(note.kind, task.path, line, note.message, (task.path,), note.value)
 
     def cycle(self, kind: str, members: list[str]) -> Problem:
         files = tuple(self._file(m) for m in members)
