@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from tasks_server.editor import features
 from tasks_server.editor.actions import new_task_file, ticks
 from tasks_server.editor.server import TaskLanguageServer
 from tasks_server.editor.text import REFERENCE_KEYS, id_tokens, token_at
+from tasks_server.editor.tree import EditorTree
 
 __all__ = ["build_server"]
 
@@ -40,6 +42,25 @@ def _opened(ls: TaskLanguageServer, uri: str) -> tuple[str, str] | None:
     if relative is None or document is None:
         return None
     return relative, document.source
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """Where a request points: the tree, the open buffer, a line and column in characters."""
+
+    tree: EditorTree
+    text: str
+    line: int
+    column: int
+
+
+def _cursor(ls: TaskLanguageServer, uri: str, position: lsp.Position) -> Cursor | None:
+    """The cursor of a request on an open task file, else None."""
+    opened = _opened(ls, uri)
+    if opened is None or ls.tree is None:
+        return None
+    line, column = ls.ranges(ls.workspace.get_text_document(uri)).position(position)
+    return Cursor(ls.tree, opened[1], line, column)
 
 
 def _documents(server: TaskLanguageServer) -> None:
@@ -86,12 +107,10 @@ def _reading(server: TaskLanguageServer) -> None:
         lsp.CompletionOptions(trigger_characters=["[", ",", " ", ":"]),
     )
     def completion(ls: TaskLanguageServer, params: lsp.CompletionParams) -> lsp.CompletionList:
-        opened = _opened(ls, params.text_document.uri)
-        if opened is None or ls.tree is None:
+        at = _cursor(ls, params.text_document.uri, params.position)
+        if at is None:
             return lsp.CompletionList(is_incomplete=False, items=[])
-        document = ls.workspace.get_text_document(params.text_document.uri)
-        line, column = ls.ranges(document).position(params.position)
-        choices = features.choices_at(ls.tree, opened[1], line, column)
+        choices = features.choices_at(at.tree, at.text, at.line, at.column)
         items = [
             lsp.CompletionItem(label=c.label, detail=c.detail, kind=_KINDS[c.kind]) for c in choices
         ]
@@ -101,12 +120,10 @@ def _reading(server: TaskLanguageServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     def hover(ls: TaskLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        opened = _opened(ls, params.text_document.uri)
-        if opened is None or ls.tree is None:
+        at = _cursor(ls, params.text_document.uri, params.position)
+        if at is None:
             return None
-        document = ls.workspace.get_text_document(params.text_document.uri)
-        line, column = ls.ranges(document).position(params.position)
-        text = features.hover_text(ls.tree, opened[1], line, column, ls.clock())
+        text = features.hover_text(at.tree, at.text, at.line, at.column, ls.clock())
         if text is None:
             return None
         content = lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text)
@@ -121,31 +138,25 @@ def file_location(ls: TaskLanguageServer, relative: str) -> lsp.Location:
 def _navigation(server: TaskLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     def definition(ls: TaskLanguageServer, params: lsp.DefinitionParams) -> lsp.Location | None:
-        opened = _opened(ls, params.text_document.uri)
-        if opened is None or ls.tree is None:
-            return None
-        document = ls.workspace.get_text_document(params.text_document.uri)
-        token = token_at(opened[1], *ls.ranges(document).position(params.position))
-        task = ls.tree.index.get(token.value) if token is not None else None
+        at = _cursor(ls, params.text_document.uri, params.position)
+        token = token_at(at.text, at.line, at.column) if at is not None else None
+        task = at.tree.index.get(token.value) if at is not None and token is not None else None
         return file_location(ls, task.path) if task is not None else None
 
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
     def references(ls: TaskLanguageServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
-        opened = _opened(ls, params.text_document.uri)
-        if opened is None or ls.tree is None:
-            return []
-        document = ls.workspace.get_text_document(params.text_document.uri)
-        token = token_at(opened[1], *ls.ranges(document).position(params.position))
-        if token is None:
+        at = _cursor(ls, params.text_document.uri, params.position)
+        token = token_at(at.text, at.line, at.column) if at is not None else None
+        if at is None or token is None:
             return []
         found = []
-        for path, named in features.referrers(ls.tree, token.value):
+        for path, named in features.referrers(at.tree, token.value):
             place = file_location(ls, path)
             if named is not None:
-                at = lsp.Range(
+                where = lsp.Range(
                     lsp.Position(named.line, named.start), lsp.Position(named.line, named.end)
                 )
-                place = lsp.Location(uri=place.uri, range=at)
+                place = lsp.Location(uri=place.uri, range=where)
             found.append(place)
         return found
 

@@ -57,11 +57,51 @@ class Session:
             if wanted(found):
                 return found
 
-    def position(self, uri: str, line: int, character: int) -> dict[str, object]:
-        return {
-            "text_document": lsp.TextDocumentIdentifier(uri=uri),
-            "position": lsp.Position(line=line, character=character),
-        }
+    async def opened(self, path: Path, text: str | None = None) -> tuple[str, Diagnostics]:
+        """Open `path` (as `text` when given) and wait for its first diagnostics."""
+        uri = await self.open(path, text)
+        return uri, await self.diagnostics(uri)
+
+    async def completion(self, uri: str, line: int, character: int) -> list[lsp.CompletionItem]:
+        at = _at(uri, line, character)
+        answer = await self.client.text_document_completion_async(
+            lsp.CompletionParams(text_document=at.text_document, position=at.position)
+        )
+        assert isinstance(answer, lsp.CompletionList)
+        return list(answer.items)
+
+    async def hover(self, uri: str, line: int, character: int) -> str | None:
+        at = _at(uri, line, character)
+        answer = await self.client.text_document_hover_async(
+            lsp.HoverParams(text_document=at.text_document, position=at.position)
+        )
+        if answer is None:
+            return None
+        assert isinstance(answer.contents, lsp.MarkupContent)
+        return answer.contents.value
+
+    async def definition(self, uri: str, line: int, character: int) -> object:
+        at = _at(uri, line, character)
+        return await self.client.text_document_definition_async(
+            lsp.DefinitionParams(text_document=at.text_document, position=at.position)
+        )
+
+    async def references(self, uri: str, line: int, character: int) -> list[lsp.Location]:
+        at = _at(uri, line, character)
+        context = lsp.ReferenceContext(include_declaration=False)
+        answer = await self.client.text_document_references_async(
+            lsp.ReferenceParams(
+                text_document=at.text_document, position=at.position, context=context
+            )
+        )
+        return list(answer or [])
+
+
+def _at(uri: str, line: int, character: int) -> lsp.TextDocumentPositionParams:
+    return lsp.TextDocumentPositionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri),
+        position=lsp.Position(line=line, character=character),
+    )
 
 
 def uri_of(path: Path) -> str:

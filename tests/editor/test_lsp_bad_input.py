@@ -17,12 +17,7 @@ pytestmark = pytest.mark.anyio
 
 async def still_answers(session: Session, path: Path) -> None:
     """A hover on the task file's own id still answers."""
-    uri = uri_of(path)
-    hover = await session.client.text_document_hover_async(
-        lsp.HoverParams(**session.position(uri, 1, 5))  # type: ignore[arg-type]
-    )
-    assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
-    assert "**work**" in hover.contents.value
+    assert "**work**" in (await session.hover(uri_of(path), 1, 5) or "")
 
 
 async def test_binary_huge_and_broken_buffers_get_diagnostics_and_the_server_goes_on(
@@ -50,21 +45,11 @@ async def test_a_change_to_a_file_never_opened_and_a_range_past_the_end_do_no_ha
 ) -> None:
     work = dangling_tree(tmp_path)
     async with lsp_session(tmp_path) as session:
-        uri = await session.open(work)
-        await session.diagnostics(uri)
+        uri, _ = await session.opened(work)
         session.change(uri_of(tmp_path / "inbox" / "never.md"), "---\ntitle: X\n---\n")
-        far = await session.client.text_document_completion_async(
-            lsp.CompletionParams(**session.position(uri, 10_000, 10_000))  # type: ignore[arg-type]
-        )
-        assert isinstance(far, lsp.CompletionList) and not far.items
-        past_line = await session.client.text_document_hover_async(
-            lsp.HoverParams(**session.position(uri, 10_000, 0))  # type: ignore[arg-type]
-        )
-        assert past_line is None
-        past_column = await session.client.text_document_hover_async(
-            lsp.HoverParams(**session.position(uri, 1, 10_000))  # type: ignore[arg-type]
-        )
-        assert past_column is not None  # clamped to the end of the line: the id
+        assert await session.completion(uri, 10_000, 10_000) == []
+        assert await session.hover(uri, 10_000, 0) is None
+        assert await session.hover(uri, 1, 10_000) is not None  # clamped: the line's id
         await still_answers(session, work)
 
 
@@ -75,13 +60,7 @@ async def test_a_file_outside_the_root_gets_nothing_from_any_request(tmp_path: P
     async with lsp_session(root) as session:
         uri = await session.open(outside)
         assert await session.diagnostics(uri) == []
-        at = session.position(uri, 3, 14)
-        assert (
-            await session.client.text_document_definition_async(
-                lsp.DefinitionParams(**at)  # type: ignore[arg-type]
-            )
-            is None
-        )
+        assert await session.definition(uri, 3, 14) is None
         links = await session.client.text_document_document_link_async(
             lsp.DocumentLinkParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
         )

@@ -37,8 +37,7 @@ async def test_a_dangling_dependency_is_flagged_at_its_id_and_goes_once_fixed(
 ) -> None:
     path = dangling_tree(tmp_path)
     async with lsp_session(tmp_path) as session:
-        uri = await session.open(path)
-        found = await session.diagnostics(uri)
+        uri, found = await session.opened(path)
         assert [d.code for d in found] == ["dangling_depends_on"]
         assert found[0].message == "work: depends_on names ghost, which no task has"
         start, end = found[0].range.start, found[0].range.end
@@ -54,80 +53,48 @@ async def test_completion_inside_depends_on_lists_real_ids_with_their_titles(
     path = dangling_tree(tmp_path)
     async with lsp_session(tmp_path) as session:
         text = path.read_text().replace("depends_on: [base, ghost]", "depends_on: [ba")
-        uri = await session.open(path, text)
-        await session.diagnostics(uri)
-        line = text.splitlines()[4]
-        answer = await session.client.text_document_completion_async(
-            lsp.CompletionParams(**session.position(uri, 4, len(line)))  # type: ignore[arg-type]
-        )
-        assert isinstance(answer, lsp.CompletionList)
-        assert [(i.label, i.detail) for i in answer.items] == [("base", "Task base")]
+        uri, _ = await session.opened(path, text)
+        answer = await session.completion(uri, 4, len(text.splitlines()[4]))
+        assert [(i.label, i.detail) for i in answer] == [("base", "Task base")]
         blank = text.replace("depends_on: [ba", "depends_on: [")
         session.change(uri, blank)
         await session.diagnostics(uri)
-        every = await session.client.text_document_completion_async(
-            lsp.CompletionParams(**session.position(uri, 4, len("depends_on: [")))  # type: ignore[arg-type]
-        )
-        assert isinstance(every, lsp.CompletionList)
-        assert [i.label for i in every.items] == ["base", "other"]  # the buffer does not parse
+        every = await session.completion(uri, 4, len("depends_on: ["))
+        assert [i.label for i in every] == ["base", "other"]  # the buffer does not parse
 
 
 async def test_completion_offers_statuses_and_keys(tmp_path: Path) -> None:
     path = dangling_tree(tmp_path)
     async with lsp_session(tmp_path) as session:
         text = path.read_text().replace("status: active", "status: in_")
-        uri = await session.open(path, text)
-        await session.diagnostics(uri)
-        answer = await session.client.text_document_completion_async(
-            lsp.CompletionParams(**session.position(uri, 3, len("status: in_")))  # type: ignore[arg-type]
-        )
-        assert isinstance(answer, lsp.CompletionList)
-        assert [i.label for i in answer.items] == ["in_progress"]
+        uri, _ = await session.opened(path, text)
+        answer = await session.completion(uri, 3, len("status: in_"))
+        assert [i.label for i in answer] == ["in_progress"]
         keyed = text.replace("status: in_\n", "status: active\nsoft\n")
         session.change(uri, keyed)
         await session.diagnostics(uri)
-        keys = await session.client.text_document_completion_async(
-            lsp.CompletionParams(**session.position(uri, 4, 4))  # type: ignore[arg-type]
-        )
-        assert isinstance(keys, lsp.CompletionList)
-        assert [i.label for i in keys.items] == ["soft_depends_on"]
+        keys = await session.completion(uri, 4, 4)
+        assert [i.label for i in keys] == ["soft_depends_on"]
 
 
 async def test_hover_on_an_id_says_whether_it_is_ready_and_why(tmp_path: Path) -> None:
     path = dangling_tree(tmp_path)
     async with lsp_session(tmp_path) as session:
-        uri = await session.open(path)
-        await session.diagnostics(uri)
-        own = await session.client.text_document_hover_async(
-            lsp.HoverParams(**session.position(uri, 1, 5))  # type: ignore[arg-type]
-        )
-        assert own is not None and isinstance(own.contents, lsp.MarkupContent)
-        assert "**work**: Task work" in own.contents.value
-        assert "not ready: work is blocked: it depends on ghost, which no task has." in (
-            own.contents.value
-        )
-        base = await session.client.text_document_hover_async(
-            lsp.HoverParams(**session.position(uri, 4, 15))  # type: ignore[arg-type]
-        )
-        assert base is not None and isinstance(base.contents, lsp.MarkupContent)
-        assert "status `done`" in base.contents.value
-        assert "blocks 1 task(s)" in base.contents.value
+        uri, _ = await session.opened(path)
+        own = await session.hover(uri, 1, 5) or ""
+        assert "**work**: Task work" in own
+        assert "not ready: work is blocked: it depends on ghost, which no task has." in own
+        base = await session.hover(uri, 4, 15) or ""
+        assert "status `done`" in base and "blocks 1 task(s)" in base
 
 
 async def test_definition_opens_the_file_of_the_id(tmp_path: Path) -> None:
     path = dangling_tree(tmp_path)
     async with lsp_session(tmp_path) as session:
-        uri = await session.open(path)
-        await session.diagnostics(uri)
-        found = await session.client.text_document_definition_async(
-            lsp.DefinitionParams(**session.position(uri, 4, 15))  # type: ignore[arg-type]
-        )
-        assert isinstance(found, lsp.Location)
-        assert found.uri.endswith("/inbox/base.md")
-        nothing = await session.client.text_document_definition_async(
-            lsp.DefinitionParams(**session.position(uri, 4, 21))  # type: ignore[arg-type]
-        )
-        assert nothing is None
+        uri, _ = await session.opened(path)
+        found = await session.definition(uri, 4, 15)
+        assert isinstance(found, lsp.Location) and found.uri.endswith("/inbox/base.md")
+        assert await session.definition(uri, 4, 21) is None  # ghost: no task has it
 
 
 async def test_references_list_the_children_and_the_dependents(tmp_path: Path) -> None:
@@ -135,15 +102,8 @@ async def test_references_list_the_children_and_the_dependents(tmp_path: Path) -
     task(tmp_path, "kid", extra="parent: base\n")
     base = tmp_path / "inbox" / "base.md"
     async with lsp_session(tmp_path) as session:
-        uri = await session.open(base)
-        await session.diagnostics(uri)
-        found = await session.client.text_document_references_async(
-            lsp.ReferenceParams(
-                context=lsp.ReferenceContext(include_declaration=False),
-                **session.position(uri, 1, 5),  # type: ignore[arg-type]
-            )
-        )
-        assert found is not None
+        uri, _ = await session.opened(base)
+        found = await session.references(uri, 1, 5)
         assert sorted(Path(f.uri).name for f in found) == ["kid.md", "work.md"]
         assert {f.range.start.line for f in found} == {4}
 
@@ -153,8 +113,8 @@ async def test_a_change_on_disk_by_another_process_updates_an_open_files_diagnos
 ) -> None:
     path = dangling_tree(tmp_path)
     async with lsp_session(tmp_path) as session:
-        uri = await session.open(path)
-        assert [d.code for d in await session.diagnostics(uri)] == ["dangling_depends_on"]
+        uri, found = await session.opened(path)
+        assert [d.code for d in found] == ["dangling_depends_on"]
         task(tmp_path, "ghost")  # another writer creates the missing task
         assert await session.until(uri, lambda found: found == []) == []
 
@@ -177,8 +137,8 @@ async def test_a_readme_and_a_file_outside_the_root_get_no_diagnostics(tmp_path:
 async def test_the_workspace_folder_is_the_root_without_a_root_flag(tmp_path: Path) -> None:
     path = dangling_tree(tmp_path)
     async with lsp_session(None, workspace=tmp_path) as session:
-        uri = await session.open(path)
-        assert [d.code for d in await session.diagnostics(uri)] == ["dangling_depends_on"]
+        _, found = await session.opened(path)
+        assert [d.code for d in found] == ["dangling_depends_on"]
 
 
 async def test_a_code_action_creates_the_missing_task_where_create_task_would(
@@ -186,8 +146,7 @@ async def test_a_code_action_creates_the_missing_task_where_create_task_would(
 ) -> None:
     path = dangling_tree(tmp_path)
     async with lsp_session(tmp_path) as session:
-        uri = await session.open(path)
-        found = await session.diagnostics(uri)
+        uri, found = await session.opened(path)
         actions = await session.client.text_document_code_action_async(
             lsp.CodeActionParams(
                 text_document=lsp.TextDocumentIdentifier(uri=uri),
@@ -211,8 +170,7 @@ async def test_a_done_task_with_open_checklist_items_offers_to_tick_them(tmp_pat
         tmp_path, "inbox/d.md", "---\nid: d\ntitle: D\nstatus: done\n---\n- [ ] one\n- [x] two\n"
     )
     async with lsp_session(tmp_path) as session:
-        uri = await session.open(done)
-        await session.diagnostics(uri)
+        uri, _ = await session.opened(done)
         actions = await session.client.text_document_code_action_async(
             lsp.CodeActionParams(
                 text_document=lsp.TextDocumentIdentifier(uri=uri),
@@ -231,8 +189,7 @@ async def test_a_done_task_with_open_checklist_items_offers_to_tick_them(tmp_pat
 async def test_document_links_and_workspace_symbols_lead_to_task_files(tmp_path: Path) -> None:
     path = dangling_tree(tmp_path)
     async with lsp_session(tmp_path) as session:
-        uri = await session.open(path)
-        await session.diagnostics(uri)
+        uri, _ = await session.opened(path)
         links = await session.client.text_document_document_link_async(
             lsp.DocumentLinkParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
         )
