@@ -8,8 +8,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from lsprotocol import types as lsp
+from pygls.workspace import PositionCodec
 
 from tasks_server.editor.features import choices_at, hover_text, problems_of, symbols
+from tasks_server.editor.ranges import Ranges, diagnostic_of
 from tasks_server.editor.tree import EditorTree
 from tests.conftest import write
 
@@ -92,3 +95,23 @@ def test_completion_ids_follow_renames_in_a_buffer(tree: EditorTree) -> None:
     assert tree.ids_from("a", 10) == ["a2"] and tree.tags == {}
     tree.release("web/tasks/a.md")
     assert tree.ids_from("", 10) == ["a", "b"] and set(tree.tags) == {"ui", "db"}
+
+
+def diagnostics(tree: EditorTree, relative: str, text: str) -> list[lsp.Diagnostic]:
+    tree.hold(relative, text)
+    ranges = Ranges(text, PositionCodec())
+    return [diagnostic_of(p, relative, ranges) for p in problems_of(tree, relative)]
+
+
+def test_a_yaml_error_is_shown_at_its_line_and_column(tree: EditorTree) -> None:
+    (found,) = diagnostics(tree, "web/tasks/a.md", "---\nid: a\ntitle: [Alpha\n---\n")
+    assert found.code == "unparseable_file" and "YAML parse error at line" in found.message
+    assert (found.range.start.line, found.range.start.character) == (2, 7)  # the open `[`
+
+
+def test_a_cycle_typed_into_a_buffer_is_named_at_its_key(tree: EditorTree) -> None:
+    tree.hold("web/tasks/b.md", "---\nid: b\ntitle: Beta\ndepends_on: [a]\n---\n")
+    text = "---\nid: a\ntitle: Alpha\nproject: web\ndepends_on: [b]\n---\n"
+    (found,) = diagnostics(tree, "web/tasks/a.md", text)
+    assert found.message == "dependency cycle: a -> b -> a"
+    assert found.range.start.line == 4
