@@ -19,6 +19,7 @@ from storage.model import Task
 from storage.reading import bytes_result
 from storage.table import Delta, FileResult
 from tasks_server.live import LiveTree
+from tasks_server.roots import is_installed_example
 
 __all__ = ["EditorTree"]
 
@@ -30,7 +31,8 @@ class EditorTree(LiveTree):
         self.buffers: dict[str, str] = {}
         self.sorted_ids: list[str] = []
         self.tags: Counter[str] = Counter()
-        super().__init__(root, watch=watch)
+        # Nothing, not even a cache, is written into the example inside an installed package.
+        super().__init__(root, watch=watch, use_cache=not is_installed_example(root))
         self.sorted_ids = sorted(self.index.ids())
         for task in self.index.unordered_tasks():
             self.tags.update(task.tags)
@@ -67,6 +69,13 @@ class EditorTree(LiveTree):
                 self.record([], [relative])
             else:
                 self.record([result])
+
+    def close(self) -> None:
+        """The files on disk back in place of every buffer (the warm-start cache saved on
+        close holds files, never unsaved text), then close as any live tree."""
+        for relative in list(self.buffers):
+            self.release(relative)
+        super().close()
 
     def text_of(self, relative: str) -> str | None:
         """A file's text: the buffer when it is open, else the file on disk."""

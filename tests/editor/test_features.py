@@ -115,3 +115,14 @@ def test_a_cycle_typed_into_a_buffer_is_named_at_its_key(tree: EditorTree) -> No
     (found,) = diagnostics(tree, "web/tasks/a.md", text)
     assert found.message == "dependency cycle: a -> b -> a"
     assert found.range.start.line == 4
+
+
+def test_a_buffer_open_at_close_never_reaches_the_warm_start_cache(tmp_path: Path) -> None:
+    write(tmp_path, "t.md", "---\nid: t\ntitle: On disk\n---\n")
+    first = EditorTree(tmp_path, watch=False)
+    first.hold("t.md", "---\nid: t\ntitle: Unsaved\n---\n")
+    assert first.index.require("t").title == "Unsaved"
+    first.close()
+    again = EditorTree(tmp_path, watch=False)
+    assert again.cache_hits == 1 and again.index.require("t").title == "On disk"
+    again.close()
