@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph.claims import claim_of, deferred_until
+from graph.claims import claim_of
+from graph.facts import TaskFacts
 from graph.readiness import facts_at
-from storage.model import KNOWN_STATUSES, KNOWN_TYPES
+from storage.model import KNOWN_STATUSES, KNOWN_TYPES, READY_STATUSES, Task
 from tasks_server.editor.text import REFERENCE_KEYS, Place, Token, id_tokens, place_at, token_at
 from tasks_server.editor.tree import EditorTree
 from tasks_server.findings import Problem, file_problems
@@ -98,11 +99,8 @@ def hover_text(tree: EditorTree, text: str, line: int, column: int, now: datetim
         lines = [
             f"**{task.id}**: {task.title}",
             f"status `{task.status}`" + (f", project `{task.project}`" if task.project else ""),
-            _readiness(task.id, facts.is_ready, blocked_sentence(task.id, facts.reasons)),
+            "**ready**" if facts.is_ready else "not ready: " + "; ".join(_why_not(task, facts)),
         ]
-        until = deferred_until(task, now)
-        if until is not None:
-            lines.append(f"deferred until {until.isoformat()}")
         claim = claim_of(task)
         if claim is not None and claim.is_live(now):
             lines.append(f"claimed by {claim.agent}")
@@ -110,10 +108,16 @@ def hover_text(tree: EditorTree, text: str, line: int, column: int, now: datetim
         return "\n\n".join(lines)
 
 
-def _readiness(task_id: str, ready: bool, why: str | None) -> str:
-    if ready:
-        return "**ready**"
-    return f"not ready: {why}" if why else "not ready"
+def _why_not(task: Task, facts: TaskFacts) -> list[str]:
+    """Why a task is not ready, by the one readiness of SPEC §4 (`graph.readiness`)."""
+    why = [blocked_sentence(task.id, facts.reasons) or ""] if facts.reasons.any() else []
+    if task.status not in READY_STATUSES and not facts.reasons.status_blocked:
+        why.append(f"status `{task.status}` is not a ready status")
+    if facts.deferred_until is not None:
+        why.append(f"deferred until {facts.deferred_until.isoformat()}")
+    if facts.open_child_count:
+        why.append(f"{facts.open_child_count} open child(ren)")
+    return why
 
 
 def referrers(tree: EditorTree, task_id: str) -> list[tuple[str, Token | None]]:

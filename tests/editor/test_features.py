@@ -126,3 +126,8 @@ def test_a_buffer_open_at_close_never_reaches_the_warm_start_cache(tmp_path: Pat
     again = EditorTree(tmp_path, watch=False)
     assert again.cache_hits == 1 and again.index.require("t").title == "On disk"
     again.close()
+
+
+def test_hover_says_why_a_task_that_is_not_blocked_is_not_ready(tree: EditorTree) -> None:
+    shown = hover_text(tree, "---\nparent: a\n---\n", 1, 9, NOW) or ""
+    assert "not ready: status `inbox` is not a ready status" in shown
