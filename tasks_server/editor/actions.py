@@ -2,7 +2,7 @@
 and the open checklist items of a done task, ticked.
 
 >>> ticks("---\\ntitle: T\\n---\\n- [ ] a\\n- [x] b\\n* [ ] c\\n")
-[(3, 2), (5, 2)]
+[(3, 3), (5, 3)]
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ def new_task_file(task_id: str, project: str | None) -> NewFile | None:
 
 
 def ticks(text: str) -> list[tuple[int, int]]:
-    """(line, column) of the `[ ]` of every open checklist item of the body (the same rule
-    as `complete_task`'s: `graph.checklist`)."""
+    """(line, column) of the blank inside the `[ ]` of every open checklist item of the body
+    (the same rule as `complete_task`'s: `graph.checklist`): where an `x` ticks it."""
     end = front_end(text)
     if end is None:
         return []
