@@ -3,6 +3,8 @@ units: UTF-16 by default), and a finding of `tasks_server.findings` as a diagnos
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lsprotocol import types as lsp
 from pygls.workspace import PositionCodec
 
@@ -54,9 +56,12 @@ def _line_of(problem: Problem, relative: str, ranges: Ranges) -> int:
     return found if found is not None else 0
 
 
-def diagnostic_of(problem: Problem, relative: str, ranges: Ranges) -> lsp.Diagnostic:
+def diagnostic_of(
+    problem: Problem, relative: str, ranges: Ranges, uri_of: Callable[[str], str] | None = None
+) -> lsp.Diagnostic:
     """A finding as the editor shows it: at the id or key it names when the line holds it,
-    at the parser's column for YAML, else the whole line."""
+    at the parser's column for YAML, else the whole line; the other files it touches (the
+    other holder of an id, the other members of a cycle) as related places (`uri_of`)."""
     line = _line_of(problem, relative, ranges)
     text = ranges.lines[min(line, len(ranges.lines) - 1)] if ranges.lines else ""
     at = text.find(problem.needle) if problem.needle else -1
@@ -67,6 +72,17 @@ def diagnostic_of(problem: Problem, relative: str, ranges: Ranges) -> lsp.Diagno
     else:
         where = ranges.whole_line(line)
     severity = lsp.DiagnosticSeverity.Error if problem.is_error else lsp.DiagnosticSeverity.Warning
+    start = lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0))
+    related = [
+        lsp.DiagnosticRelatedInformation(location=lsp.Location(uri_of(path), start), message=path)
+        for path in dict.fromkeys(problem.files)
+        if path != relative and uri_of is not None and not path.startswith("(")
+    ]
     return lsp.Diagnostic(
-        range=where, message=problem.message, severity=severity, code=problem.kind, source=SOURCE
+        range=where,
+        message=problem.message,
+        severity=severity,
+        code=problem.kind,
+        source=SOURCE,
+        related_information=related or None,
     )

@@ -68,7 +68,7 @@ class TaskLanguageServer(LanguageServer):
         if relative is not None and self.tree is not None:
             ranges = self.ranges(self.workspace.get_text_document(uri))
             problems = features.problems_of(self.tree, relative)
-            found = [diagnostic_of(p, relative, ranges) for p in problems]
+            found = [diagnostic_of(p, relative, ranges, self.uri_of) for p in problems]
         params = lsp.PublishDiagnosticsParams(uri=uri, diagnostics=found)
         self.text_document_publish_diagnostics(params)
 

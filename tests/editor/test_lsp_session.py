@@ -198,3 +198,15 @@ async def test_document_links_and_workspace_symbols_lead_to_task_files(tmp_path:
         ]
         found = await session.client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="oth"))
         assert [s.name for s in found or []] == ["other Task other"]
+
+
+async def test_an_id_two_files_hold_is_shown_in_each_naming_the_other(tmp_path: Path) -> None:
+    first = write(tmp_path, "inbox/a.md", "---\nid: same\ntitle: A\n---\n")
+    second = write(tmp_path, "inbox/b.md", "---\nid: same\ntitle: B\n---\n")
+    async with lsp_session(tmp_path) as session:
+        for path, other in ((first, "inbox/b.md"), (second, "inbox/a.md")):
+            _, found = await session.opened(path)
+            (duplicate,) = found
+            assert duplicate.message == "id same is also in inbox/b.md"
+            related = duplicate.related_information or []
+            assert [(r.message, r.location.uri.endswith(other)) for r in related] == [(other, True)]
