@@ -10,7 +10,7 @@ from lsprotocol import types as lsp
 
 from tests.conftest import write
 from tests.editor.client import Session, lsp_session, uri_of
-from tests.editor.test_lsp_session import dangling_tree
+from tests.editor.test_lsp_session import dangling_tree, opened_work
 
 pytestmark = pytest.mark.anyio
 
@@ -43,9 +43,7 @@ async def test_binary_huge_and_broken_buffers_get_diagnostics_and_the_server_goe
 async def test_a_change_to_a_file_never_opened_and_a_range_past_the_end_do_no_harm(
     tmp_path: Path,
 ) -> None:
-    work = dangling_tree(tmp_path)
-    async with lsp_session(tmp_path) as session:
-        uri, _ = await session.opened(work)
+    async with opened_work(tmp_path) as (session, uri, _, work):
         session.change(uri_of(tmp_path / "inbox" / "never.md"), "---\ntitle: X\n---\n")
         assert await session.completion(uri, 10_000, 10_000) == []
         assert await session.hover(uri, 10_000, 0) is None

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from lsprotocol import types as lsp
 
 from tests.conftest import write
-from tests.editor.client import lsp_session
+from tests.editor.client import Diagnostics, Session, lsp_session
 
 pytestmark = pytest.mark.anyio
 
@@ -32,12 +34,19 @@ def dangling_tree(root: Path) -> Path:
     return task(root, "work", extra="depends_on: [base, ghost]\n")
 
 
+@asynccontextmanager
+async def opened_work(root: Path) -> AsyncIterator[tuple[Session, str, Diagnostics, Path]]:
+    """A server over `dangling_tree`, its `work` task open: (session, uri, diagnostics, path)."""
+    path = dangling_tree(root)
+    async with lsp_session(root) as session:
+        uri, found = await session.opened(path)
+        yield session, uri, found, path
+
+
 async def test_a_dangling_dependency_is_flagged_at_its_id_and_goes_once_fixed(
     tmp_path: Path,
 ) -> None:
-    path = dangling_tree(tmp_path)
-    async with lsp_session(tmp_path) as session:
-        uri, found = await session.opened(path)
+    async with opened_work(tmp_path) as (session, uri, found, path):
         assert [d.code for d in found] == ["dangling_depends_on"]
         assert found[0].message == "work: depends_on names ghost, which no task has"
         start, end = found[0].range.start, found[0].range.end
@@ -78,9 +87,7 @@ async def test_completion_offers_statuses_and_keys(tmp_path: Path) -> None:
 
 
 async def test_hover_on_an_id_says_whether_it_is_ready_and_why(tmp_path: Path) -> None:
-    path = dangling_tree(tmp_path)
-    async with lsp_session(tmp_path) as session:
-        uri, _ = await session.opened(path)
+    async with opened_work(tmp_path) as (session, uri, _, _path):
         own = await session.hover(uri, 1, 5) or ""
         assert "**work**: Task work" in own
         assert "not ready: work is blocked: it depends on ghost, which no task has." in own
@@ -89,9 +96,7 @@ async def test_hover_on_an_id_says_whether_it_is_ready_and_why(tmp_path: Path) -
 
 
 async def test_definition_opens_the_file_of_the_id(tmp_path: Path) -> None:
-    path = dangling_tree(tmp_path)
-    async with lsp_session(tmp_path) as session:
-        uri, _ = await session.opened(path)
+    async with opened_work(tmp_path) as (session, uri, _, _path):
         found = await session.definition(uri, 4, 15)
         assert isinstance(found, lsp.Location) and found.uri.endswith("/inbox/base.md")
         assert await session.definition(uri, 4, 21) is None  # ghost: no task has it
@@ -111,9 +116,7 @@ async def test_references_list_the_children_and_the_dependents(tmp_path: Path) -
 async def test_a_change_on_disk_by_another_process_updates_an_open_files_diagnostics(
     tmp_path: Path,
 ) -> None:
-    path = dangling_tree(tmp_path)
-    async with lsp_session(tmp_path) as session:
-        uri, found = await session.opened(path)
+    async with opened_work(tmp_path) as (session, uri, found, _path):
         assert [d.code for d in found] == ["dangling_depends_on"]
         task(tmp_path, "ghost")  # another writer creates the missing task
         assert await session.until(uri, lambda found: found == []) == []
@@ -144,9 +147,7 @@ async def test_the_workspace_folder_is_the_root_without_a_root_flag(tmp_path: Pa
 async def test_a_code_action_creates_the_missing_task_where_create_task_would(
     tmp_path: Path,
 ) -> None:
-    path = dangling_tree(tmp_path)
-    async with lsp_session(tmp_path) as session:
-        uri, found = await session.opened(path)
+    async with opened_work(tmp_path) as (session, uri, found, _path):
         actions = await session.client.text_document_code_action_async(
             lsp.CodeActionParams(
                 text_document=lsp.TextDocumentIdentifier(uri=uri),
@@ -187,9 +188,7 @@ async def test_a_done_task_with_open_checklist_items_offers_to_tick_them(tmp_pat
 
 
 async def test_document_links_and_workspace_symbols_lead_to_task_files(tmp_path: Path) -> None:
-    path = dangling_tree(tmp_path)
-    async with lsp_session(tmp_path) as session:
-        uri, _ = await session.opened(path)
+    async with opened_work(tmp_path) as (session, uri, _, _path):
         links = await session.client.text_document_document_link_async(
             lsp.DocumentLinkParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
         )
