@@ -327,6 +327,12 @@ class TaskIndex:
         """(task id, field) for every task that names itself, sorted."""
         return sorted(self._store.self_references)
 
+    def cycles_through(self, task_id: str) -> tuple[list[str], list[str]]:
+        """The parent cycle and the depends_on cycle `task_id` is a member of (sorted
+        members, as `parent_cycles` and `dependency_cycles` give them; empty when none)."""
+        store = self._store
+        return list(store.parent_cycle.get(task_id, ())), list(store.dep_cycle.get(task_id, ()))
+
     def facts(self, task_id: str) -> TaskFacts:
         """The computed facts of `task_id`."""
         record = self.record(task_id)

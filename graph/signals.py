@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph._store import Kind
+from graph._store import KINDS, Kind, references
 from graph.index import TaskIndex
 from storage.model import TERMINAL_STATUSES
 
@@ -24,6 +24,7 @@ __all__ = [
     "TerminalWithOpenChildren",
     "UnparseableFile",
     "structural_signals",
+    "task_signals",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -163,5 +164,53 @@ def structural_signals(index: TaskIndex) -> StructuralSignals:
                 for child in children
             ),
             key=lambda row: (row.task_id, row.parent),
+        ),
+    )
+
+
+def _dangling_of(index: TaskIndex, task_id: str, kind: Kind) -> list[DanglingReference]:
+    missing = sorted({m for m in references(index.require(task_id), kind) if m not in index})
+    return [DanglingReference(task_id=task_id, missing_id=m) for m in missing]
+
+
+def task_signals(index: TaskIndex, task_id: str) -> StructuralSignals:
+    """The signals about one task: what `structural_signals` holds about it, found without
+    a pass over the graph (an editor asks this at each keystroke).
+
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", depends_on=("b", "x")),
+    ...                          Task(id="b", title="B", path="b.md", depends_on=("a",))])
+    >>> found = task_signals(index, "a")
+    >>> found.dependency_cycles, [r.missing_id for r in found.dangling_references.depends_on]
+    ([['a', 'b']], ['x'])
+    """
+    task = index.require(task_id)
+    parent_cycle, dep_cycle = index.cycles_through(task_id)
+    terminal = task.status in TERMINAL_STATUSES
+    open_children = _open_children(index, task_id) if terminal else []
+    parent = index.get(task.parent) if task.parent is not None else None
+    under_terminal = not terminal and parent is not None and parent.is_terminal
+    return StructuralSignals(
+        parent_cycles=[parent_cycle] if parent_cycle else [],
+        dependency_cycles=[dep_cycle] if dep_cycle else [],
+        dangling_references=DanglingReferences(
+            parent=_dangling_of(index, task_id, "parent"),
+            depends_on=_dangling_of(index, task_id, "depends_on"),
+            soft_depends_on=_dangling_of(index, task_id, "soft_depends_on"),
+        ),
+        self_references=[
+            SelfReference(task_id=task_id, field=kind)
+            for kind in sorted(KINDS)
+            if task_id in references(task, kind)
+        ],
+        terminal_with_open_children=(
+            [TerminalWithOpenChildren(task_id=task_id, open_children=open_children)]
+            if open_children
+            else []
+        ),
+        open_under_terminal_parent=(
+            [OpenUnderTerminalParent(task_id=task_id, parent=parent.id)]
+            if under_terminal and parent is not None
+            else []
         ),
     )

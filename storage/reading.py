@@ -24,6 +24,7 @@ from storage.model import Task
 from storage.table import FileResult, Problem, ProblemKind
 
 __all__ = [
+    "bytes_result",
     "changed_of",
     "checked_write",
     "dangling_result",
@@ -78,13 +79,19 @@ def _read_once(relative: str, path: str, limit: int) -> FileResult | None:
         st, data = _read_whole(fd, st, limit)
     finally:
         os.close(fd)
-    stamp = _stamp(st)
-    if st.st_size > limit or len(data) > limit:
-        message = f"file is {max(st.st_size, len(data))} bytes, over the {limit}-byte limit"
-        result = problem_result(relative, stamp, "too_large", message)
-    else:
-        result = parse_result(relative, data, stamp)
+    result = bytes_result(relative, data, _stamp(st), limit, size=st.st_size)
     return result.with_changed(changed_of(st))
+
+
+def bytes_result(
+    relative: str, data: bytes, stamp: tuple[int, int], limit: int, *, size: int = 0
+) -> FileResult:
+    """A file's bytes as a result, over `limit` bytes a problem (`size`: what a stat said;
+    an editor's unsaved buffer is read through here too)."""
+    if size > limit or len(data) > limit:
+        message = f"file is {max(size, len(data))} bytes, over the {limit}-byte limit"
+        return problem_result(relative, stamp, "too_large", message)
+    return parse_result(relative, data, stamp)
 
 
 def dangling_result(root: Path, relative: str) -> FileResult | None:

@@ -108,6 +108,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_port, default=8765)
     serve.add_argument("--auth-token", default=os.environ.get("TASKS_SERVER_TOKEN"))
     serve.add_argument("--bot", default=None, help="serve one bot alone as <bot>_server")
+    lsp = sub.add_parser("lsp", help="a language server for task files, over stdio (editors)")
+    lsp.add_argument(
+        "--root",
+        type=roots.flag_path,
+        default=None,
+        help="task tree (default: the workspace folder the editor opens)",
+    )
+    lsp.add_argument("--now", type=_instant, default=None, help="fixed clock, ISO (tests)")
     call = sub.add_parser("call", help="call one tool through an in-process MCP client")
     _server_options(call)
     call.add_argument("tool")
@@ -175,14 +183,20 @@ def _add_import_export(sub: Any) -> None:
 
 
 # The faces are imported inside the runners: the MCP SDK only for `serve` and `call`, rich only
-# for the human commands, neither for `--help` (start-up time; the layering test keeps the
-# human face from importing the MCP edge, and this entry is the one module that knows both).
+# for the human commands, pygls only for `lsp`, none for `--help` (start-up time; the layering
+# test keeps each face from importing another, and this entry is the one module that knows all).
 
 
 def _run_serve(args: argparse.Namespace) -> int:
     from tasks_server.edge.commands import run_serve  # noqa: PLC0415 - see above
 
     return run_serve(args)
+
+
+def _run_lsp(args: argparse.Namespace) -> int:
+    from tasks_server.editor.commands import run_lsp  # noqa: PLC0415 - see above
+
+    return run_lsp(args)
 
 
 def _call_arguments(text: str) -> dict[str, Any]:
@@ -241,13 +255,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "init":
         return _run_init(args.target)
     try:
-        args.root = roots.for_command(args.command, args.root)
+        if args.command != "lsp" or args.root is not None:  # lsp: else the editor's folder
+            args.root = roots.for_command(args.command, args.root)
         _fixed_now(args)
     except roots.BadRoot as exc:
         print(exc, file=sys.stderr)
         return 2
     try:
-        runners = {"serve": _run_serve, "call": _run_call}
+        runners = {"serve": _run_serve, "call": _run_call, "lsp": _run_lsp}
         return runners.get(args.command, _run_human)(args)
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -1,9 +1,12 @@
 """The layers: storage <- graph <- tasks_server, with networkx and mcp kept in their layer, and
-inside tasks_server the two faces (edge: MCP, human: the commands) over the core they share."""
+inside tasks_server the three faces (edge: MCP, human: the commands, editor: the language
+server) over the core they share."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +19,12 @@ ALLOWED = {
     "graph": {"storage.model", "storage.bulk"},  # the model, and the one GC pause of bulk loads
     "tasks_server": {"storage", "graph"},
 }
-THIRD_PARTY_HOME = {"networkx": "graph", "mcp": "tasks_server"}
+THIRD_PARTY_HOME = {
+    "networkx": "graph",
+    "mcp": "tasks_server",
+    "pygls": "tasks_server",
+    "lsprotocol": "tasks_server",
+}
 
 
 def imports_of(path: Path) -> set[str]:
@@ -64,6 +72,8 @@ def test_nothing_below_imports_tasks_server() -> None:
 
 EDGE = REPO / "tasks_server" / "edge"
 HUMAN = REPO / "tasks_server" / "human"
+EDITOR = REPO / "tasks_server" / "editor"
+FACES = (EDGE, HUMAN, EDITOR)
 ENTRY = {REPO / "tasks_server" / "cli.py", REPO / "tasks_server" / "__main__.py"}
 
 
@@ -78,31 +88,51 @@ def core_modules() -> list[Path]:
     return [
         path
         for path in modules("tasks_server")
-        if not path.is_relative_to(EDGE) and not path.is_relative_to(HUMAN) and path not in ENTRY
+        if not any(path.is_relative_to(face) for face in FACES) and path not in ENTRY
     ]
 
 
 def test_the_human_face_never_imports_the_mcp_edge_or_the_sdk() -> None:
     for path in sorted(HUMAN.rglob("*.py")):
-        found = _imports_any(path, ("tasks_server.edge", "mcp", "tasks_server.cli"))
+        found = _imports_any(
+            path, ("tasks_server.edge", "tasks_server.editor", "mcp", "pygls", "tasks_server.cli")
+        )
         assert not found, f"{path.relative_to(REPO)} imports {found}"
 
 
 def test_the_mcp_edge_never_imports_the_human_face() -> None:
     for path in sorted(EDGE.rglob("*.py")):
-        found = _imports_any(path, ("tasks_server.human", "tasks_server.cli"))
+        found = _imports_any(
+            path, ("tasks_server.human", "tasks_server.editor", "tasks_server.cli")
+        )
         assert not found, f"{path.relative_to(REPO)} imports {found}"
 
 
-def test_the_core_imports_neither_face_nor_the_sdk_nor_rich() -> None:
-    assert len(core_modules()) > 10  # the walk found the core
-    faces = ("tasks_server.edge", "tasks_server.human", "tasks_server.cli", "mcp", "rich")
-    for path in core_modules():
-        found = _imports_any(path, faces)
+def test_the_editor_face_imports_neither_other_face_nor_the_sdk_nor_rich() -> None:
+    assert len(sorted(EDITOR.rglob("*.py"))) > 3  # the walk found the editor face
+    others = ("tasks_server.edge", "tasks_server.human", "tasks_server.cli", "mcp", "rich")
+    for path in sorted(EDITOR.rglob("*.py")):
+        found = _imports_any(path, others)
         assert not found, f"{path.relative_to(REPO)} imports {found}"
 
 
-def test_only_the_entry_point_knows_both_faces() -> None:
-    found = set().union(*(imports_of(path) for path in ENTRY))
-    assert any(n.startswith("tasks_server.edge") for n in found)
-    assert any(n.startswith("tasks_server.human") for n in found)
+def test_the_mcp_sdk_never_loads_in_a_language_server_process(tmp_path: Path) -> None:
+    """A real `tasks-server lsp` run (its editor hangs up at once: stdin is empty), then what
+    the process loaded: pygls, never the MCP SDK nor rich."""
+    probe = (
+        "import sys\n"
+        "from tasks_server import cli\n"
+        f"status = cli.main(['lsp', '--root', {str(tmp_path)!r}])\n"
+        "loaded = {m.split('.')[0] for m in sys.modules} & {'mcp', 'rich', 'pygls'}\n"
+        "print(status, sorted(loaded), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert done.stderr.strip().splitlines()[-1] == "0 ['pygls']"

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tasks_server.human import changes, checks, interop, render, snapshot, terminal
+from tasks_server import findings
+from tasks_server.human import changes, interop, render, snapshot, terminal
 from tasks_server.human.snapshot import CallFailed as Failed
 from tasks_server.human.snapshot import pages
 from tasks_server.listing import MAX_PAGE
@@ -118,17 +119,13 @@ def run_check(args: argparse.Namespace, toolset: Toolset) -> int:
             )
     data = snapshot.merge_pages(pages(toolset, "get_structural_signals", {}))
     stats = call(toolset, "get_index_stats", {})
-    index = toolset.context.index
-
-    def path_of(task_id: str) -> str | None:
-        task = index.get(task_id)
-        return task.path if task is not None else None
-
-    problems = checks.collect(data, path_of, root) + checks.oversized(index.tasks(), root)
+    live = toolset.context.live
+    with live.snapshot():
+        problems = findings.tree_problems(live.index, live.table, root)
     if args.files:
-        problems = checks.problems_in(problems, named)
+        problems = findings.problems_in(problems, named)
     emit(args, data, lambda: render.check_view(problems, stats["tasks"], stats["files"]))
-    return checks.exit_status(problems)
+    return findings.exit_status(problems)
 
 
 def _relative_paths(files: list[Path], root: Path) -> tuple[set[str], list[Path]]:

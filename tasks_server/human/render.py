@@ -2,9 +2,10 @@
 
 Each function takes the structured result a tool returns (the same data `--json` prints)
 and gives something to print. Numbers are rounded for reading, lists are joined with commas
-and nothing is printed as a Python repr. `check` has its own module (`tasks_server.human.checks`),
-and so have the views of what git says changed (`tasks_server.human.changes`), drawn with the
-pieces here (`table`, `stack`, `field_text`, ...).
+and nothing is printed as a Python repr. What `check` finds comes from the core
+(`tasks_server.findings`, shared with the editor's diagnostics); the views of what git says
+changed have their own module (`tasks_server.human.changes`), drawn with the pieces here
+(`table`, `stack`, `field_text`, ...).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from tasks_server.sizes import (
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from tasks_server.human.checks import Problem
+    from tasks_server.findings import Problem
 
 __all__ = [
     "STATUS_STYLE",

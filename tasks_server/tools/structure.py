@@ -14,8 +14,9 @@ from pydantic import Field
 
 from graph import signals
 from graph.sections import Sections
-from graph.signals import DanglingReferences, DuplicateIdSignal, StructuralSignals, UnparseableFile
+from graph.signals import DanglingReferences, StructuralSignals
 from tasks_server.context import ServerContext
+from tasks_server.findings import with_load_problems
 from tasks_server.guidance import guide
 from tasks_server.listing import Listing, PageArgs
 from tasks_server.models import Envelope
@@ -30,20 +31,6 @@ TOTALS = (
 
 class SignalsPage(StructuralSignals):
     totals: dict[str, int] = Field(description=TOTALS)
-
-
-def with_load_problems(ctx: ServerContext, found: StructuralSignals) -> StructuralSignals:
-    """The index's signals plus storage's: duplicate ids and files that did not load."""
-    table = ctx.live.table
-    duplicates = [
-        DuplicateIdSignal(task_id=i, paths=list(p)) for i, p in table.duplicates().items()
-    ]
-    unparseable = [
-        UnparseableFile(path=p.path, message=f"{p.kind}: {p.message}")
-        for p in table.problems()
-        if p.kind != "duplicate_id"
-    ]
-    return found.model_copy(update={"duplicate_ids": duplicates, "unparseable_files": unparseable})
 
 
 def _lists(found: StructuralSignals) -> dict[str, list[Any]]:
@@ -75,7 +62,7 @@ def _nest(values: dict[str, Any]) -> dict[str, Any]:
 
 def signals_listing(ctx: ServerContext, found: StructuralSignals) -> Listing[Any]:
     """Every signal (load problems included) as lists paged one after another."""
-    lists = _lists(with_load_problems(ctx, found))
+    lists = _lists(with_load_problems(found, ctx.live.table))
     total = sum(len(items) for items in lists.values())
     more = "Call get_structural_signals with cursor=next_cursor for the rest"
     fix = "Fix what you judge worth fixing with update_task"

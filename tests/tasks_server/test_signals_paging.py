@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tasks_server.human.checks import Problem, exit_status
+from tasks_server.findings import Problem, exit_status
 from tasks_server.human.snapshot import merge_pages
 from tests.conftest import write
 from tests.tasks_server.conftest import call, make_server
