@@ -35,6 +35,7 @@ __all__ = [
     "ShortText",
     "TaskPage",
     "Title",
+    "Token",
     "Unset",
 ]
 
@@ -69,6 +70,8 @@ Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS), AfterVal
 """A title: not blank; surrounding spaces are dropped (the reader drops them too)."""
 Priority = Annotated[int, Field(ge=0, le=4)]
 Count = Annotated[int, Field(ge=0)]
+Token = Annotated[str, Field(min_length=1, max_length=100)]
+"""A feed token (`tasks_server.tokens`): one state of the live tree."""
 Unset = SkipJsonSchema[None]
 """The type of an optional reading argument whose absence means 'not given': `X | Unset =
 None` publishes plain X, without a null branch (send the key or leave it out; a null sent
