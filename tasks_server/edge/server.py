@@ -47,7 +47,10 @@ __all__ = ["TasksServer", "create_server", "serve_stdio", "to_result"]
 def to_tool(spec: ToolSpec) -> Tool:
     """The MCP tool for a spec: schemas from its models, hints as annotations, a bot tool's
     trigger patterns in `_meta`. The tier is not published: a role already chose the tiers
-    served, `readOnlyHint` tells readers from writers, and `tasks-server tools` shows it."""
+    served, `readOnlyHint` tells readers from writers, and `tasks-server tools` shows it.
+    `openWorldHint: false` goes on the writers (they change only the task tree); a reader,
+    like its implied idempotence, leaves it out: 21 bytes a tool that the feed's tools took
+    back (issue 29) within the planner's 10 KB."""
     hints = spec.hints
     return Tool(
         name=spec.name,
@@ -58,7 +61,7 @@ def to_tool(spec: ToolSpec) -> Tool:
             read_only_hint=hints.read_only,
             destructive_hint=None if hints.read_only else hints.destructive,
             idempotent_hint=None if hints.read_only else hints.idempotent,
-            open_world_hint=False,
+            open_world_hint=None if hints.read_only else False,
         ),
         meta=spec.meta or None,
     )

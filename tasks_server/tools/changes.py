@@ -36,9 +36,18 @@ from tasks_server.context import ServerContext
 from tasks_server.errors import InvalidCursor
 from tasks_server.guidance import guide
 from tasks_server.listing import Listing, PageArgs, Rows
-from tasks_server.models import MAX_SINCE_DAYS, Envelope, IdArg, PageInfo, Token, Unset
+from tasks_server.models import (
+    MAX_SINCE_DAYS,
+    SINCE_TOKEN,
+    Envelope,
+    IdArg,
+    PageInfo,
+    Token,
+    Unset,
+)
 from tasks_server.paging import cursor_state
 from tasks_server.registry import tool
+from tasks_server.sizes import MAX_SHORT_CHARS
 from tasks_server.tokens import stale_token
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow, to_view
 
@@ -53,7 +62,7 @@ __all__ = [
     "review_changes",
 ]
 
-Revision = Annotated[str, Field(min_length=1, max_length=256)]
+Revision = Annotated[str, Field(min_length=1, max_length=MAX_SHORT_CHARS)]
 """Any git revision: a sha, tag, branch, HEAD~3."""
 Days = Annotated[float, Field(ge=0, le=MAX_SINCE_DAYS)]
 PAGED = "This page's part (see limit, cursor)."
@@ -61,13 +70,13 @@ BEFORE_HISTORY = "since_days reaches before the first commit: compared with the 
 
 
 class GetChangesInput(PageArgs):
-    since_token: Token | Unset = Field(None, description="Earlier state: a token of an answer.")
+    since_token: Token | Unset = Field(None, description=SINCE_TOKEN)
     since_ref: Revision | Unset = Field(None, description="Or: a git revision.")
     since_days: Days | Unset = Field(
-        None, description="Or: the last commit at least this many days old."
+        None, description="Or: the last commit this many days old."
     )
     until_ref: Revision | Unset = Field(
-        None, description="Later state: a git revision; absent: files on disk."
+        None, description="Up to this git revision; absent: the files."
     )
     fields: Fields = Field("brief", description=FIELDS_DESCRIPTION)
 
@@ -259,8 +268,7 @@ def _cursor_step(cursor: str) -> int:
 
 @tool("query", read_only=True, idempotent=True)
 def get_changes(ctx: ServerContext, args: GetChangesInput) -> Listing[GetChangesOutput]:
-    """What changed since a token (of an earlier answer) or a git state: tasks added, removed,
-    changed, newly ready or blocked, completed, reopened; problems."""
+    """Changes since a token or a git state: added, removed, changed, readiness, problems."""
     if args.since_token is not None:
         return _feed_changes(ctx, args)
     git = open_git(ctx)

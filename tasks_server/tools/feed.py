@@ -17,7 +17,7 @@ from pydantic import Field
 from graph.delta import TreeDelta
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
-from tasks_server.models import Envelope, Input, Token
+from tasks_server.models import SINCE_TOKEN, Envelope, Input, Token
 from tasks_server.registry import tool
 from tasks_server.tools.changes import feed_delta
 
@@ -30,10 +30,8 @@ Seconds = Annotated[float, Field(ge=0, le=MAX_WAIT_SECONDS)]
 
 
 class WaitForChangesInput(Input):
-    since_token: Token = Field(description="A token of get_changes or get_index_stats.")
-    timeout_seconds: Seconds = Field(
-        60, description=f"Answer changed=false after this long (0-{MAX_WAIT_SECONDS})."
-    )
+    since_token: Token = Field(description=SINCE_TOKEN)
+    timeout_seconds: Seconds = Field(60, description="Then answer changed=false.")
 
 
 class WaitForChangesOutput(Envelope):
@@ -64,7 +62,7 @@ def _answer(ctx: ServerContext, step: int, delta: TreeDelta | None) -> WaitForCh
 
 @tool("query", read_only=True, idempotent=True)
 def wait_for_changes(ctx: ServerContext, args: WaitForChangesInput) -> WaitForChangesOutput:
-    """Wait until the tree differs from a token's state (any writer) or the timeout."""
+    """Wait until the tree differs from since_token's state, or the timeout."""
     live = ctx.live
     start = live.tokens.step(args.since_token, oldest=live.feed.oldest, newest=live.feed.seq)
     deadline = time.monotonic() + args.timeout_seconds
