@@ -11,6 +11,8 @@ structured content against the success schema, show the error instead of a schem
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.subscriptions import ToolsListChanged
 from mcp_types import (
     CallToolRequestParams,
@@ -37,6 +39,7 @@ from pydantic_core import to_json
 from tasks_server import version
 from tasks_server.context import ServerContext
 from tasks_server.edge.instructions import instructions, said_once
+from tasks_server.edge.resources import TaskResources
 from tasks_server.edge.schemas import input_schema, output_schema
 from tasks_server.registry import ToolSpec
 from tasks_server.toolset import Outcome, Toolset, open_toolset
@@ -85,7 +88,9 @@ class TasksServer(Server[Any]):
         self.toolset = toolset
         self.context: ServerContext = toolset.context
         self._tools = [to_tool(spec) for spec in toolset.visible()]
-        self._changes = InMemorySubscriptionBus()  # tools/list changes, for listen streams
+        self._changes = InMemorySubscriptionBus()  # tools and resources, for listen streams
+        self.resources = TaskResources(self.context.live, self._changes)
+        resources = self.resources
         super().__init__(
             name,
             version=version(),
@@ -94,7 +99,14 @@ class TasksServer(Server[Any]):
             ),
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
-            on_subscriptions_listen=ListenHandler(self._changes),
+            on_subscriptions_listen=resources.listen,
+            on_list_resources=resources.listed,
+            on_list_resource_templates=resources.templates,
+            on_read_resource=resources.read,
+            on_subscribe_resource=resources.subscribe,
+            on_unsubscribe_resource=resources.unsubscribe,
+            on_completion=resources.complete,
+            lifespan=_watching_resources,
         )
 
     async def _list_tools(
@@ -136,6 +148,17 @@ class TasksServer(Server[Any]):
     def close(self) -> None:
         """Stop watching and save the warm-start cache with what changed during the run."""
         self.context.close()
+
+
+@asynccontextmanager
+async def _watching_resources(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+    """While the server runs, its task resources' subscribers are told of changes."""
+    assert isinstance(server, TasksServer)
+    async with anyio.create_task_group() as group:
+        group.start_soon(server.resources.watch)
+        yield {}
+        server.resources.close()
+        group.cancel_scope.cancel()
 
 
 def create_server(
