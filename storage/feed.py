@@ -11,10 +11,11 @@ The feed keeps at most `max_steps` steps and `max_paths` remembered paths in all
 are forgotten (`oldest` moves on) and a state before them can no longer be put back. A new
 step wakes every thread in `wait` (a tool waiting for changes).
 
+>>> from storage.model import Task
 >>> from storage.table import FileResult
 >>> feed = ChangeFeed()
->>> feed.note("a.md", None)
->>> feed.close_step(lambda path: FileResult.of(path, (1, 1)))
+>>> feed.note("a.md", None)  # a new file, about to be put in the table
+>>> feed.close_step(lambda path: FileResult.of(path, (1, 1), Task(id="a", title="A", path=path)))
 1
 >>> feed.since(0), feed.since(1)
 ({'a.md': None}, {})
