@@ -36,8 +36,7 @@ def test_old_steps_are_forgotten_and_cannot_be_put_back() -> None:
     feed = ChangeFeed(max_steps=2)
     for n in range(4):
         feed.note("a.md", held("a.md", str(n)))
-        after = held("a.md", str(n + 1))
-        feed.close_step(lambda path, after=after: after)
+        feed.close_step({"a.md": held("a.md", str(n + 1))}.get)
     assert (feed.oldest, feed.seq) == (2, 4)
     assert feed.since(1) is None and feed.since(2) is not None
     assert feed.between(3, 2) is None
