@@ -5,6 +5,7 @@ tree moves on, every kind of structural problem, bad tokens, and `wait_for_chang
 from __future__ import annotations
 
 import shutil
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from mcp import Client
 
 from storage.feed import ChangeFeed
 from tasks_server.edge.server import TasksServer
+from tasks_server.live import LiveTree
 from tasks_server.tools.feed import MAX_WAIT_SECONDS
 from tests.gitrepo import EPOCH, commit_all, init
 from tests.tasks_server.conftest import call, fail, make_server
@@ -280,3 +282,24 @@ async def test_a_waiting_call_wakes_on_an_editors_save(tmp_path: Path) -> None:
             write(root, "z.md", id="z", title="Zulu", status="active")
     server.context.close()
     assert answers[0]["changed"] is True and answers[0]["summary"] == "1 added"
+
+
+@pytest.mark.parametrize("inotify", [True, False], ids=["kernel", "watcher_thread"])
+def test_a_waiter_on_the_live_tree_wakes_on_an_editors_save(tmp_path: Path, inotify: bool) -> None:
+    root = tmp_path / "tasks"
+    first_state(root)
+    live = LiveTree(root, inotify=inotify, use_cache=False)
+    seen = live.feed.seq
+
+    def wait() -> None:
+        with live.lock:
+            while live.feed.seq == seen:
+                live.wait_past(seen, 60)
+                live.refresh()
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    edit(root, "a.md", title="Saved")
+    waiter.join()
+    assert live.feed.since(seen) is not None and "a.md" in (live.feed.since(seen) or {})
+    live.close()
