@@ -72,9 +72,7 @@ BEFORE_HISTORY = "since_days reaches before the first commit: compared with the 
 class GetChangesInput(PageArgs):
     since_token: Token | Unset = Field(None, description=SINCE_TOKEN)
     since_ref: Revision | Unset = Field(None, description="Or: a git revision.")
-    since_days: Days | Unset = Field(
-        None, description="Or: the last commit this many days old."
-    )
+    since_days: Days | Unset = Field(None, description="Or: the last commit this many days old.")
     until_ref: Revision | Unset = Field(
         None, description="Up to this git revision; absent: the files."
     )
