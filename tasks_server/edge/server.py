@@ -44,7 +44,10 @@ from tasks_server.edge.schemas import input_schema, output_schema
 from tasks_server.registry import ToolSpec
 from tasks_server.toolset import Outcome, Toolset, open_toolset
 
-__all__ = ["TasksServer", "create_server", "serve_stdio", "to_result"]
+__all__ = ["WAITERS", "TasksServer", "create_server", "serve_stdio", "to_result"]
+
+WAITERS = 100
+"""Waiting calls (`wait_for_changes`) served at once; more wait their turn."""
 
 
 def to_tool(spec: ToolSpec) -> Tool:
@@ -89,6 +92,7 @@ class TasksServer(Server[Any]):
         self.context: ServerContext = toolset.context
         self._tools = [to_tool(spec) for spec in toolset.visible()]
         self._changes = InMemorySubscriptionBus()  # tools and resources, for listen streams
+        self._waiting: anyio.CapacityLimiter | None = None
         self.resources = TaskResources(self.context.live, self._changes)
         resources = self.resources
         super().__init__(
@@ -118,11 +122,23 @@ class TasksServer(Server[Any]):
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult:
         run = self.toolset.run
-        outcome = await anyio.to_thread.run_sync(run, params.name, params.arguments or {})
+        limiter = self._limiter(params.name)
+        arguments = params.arguments or {}
+        outcome = await anyio.to_thread.run_sync(run, params.name, arguments, limiter=limiter)
         if self.toolset.sync():  # a bot's restart_server changed its tools
             self._tools = [to_tool(spec) for spec in self.toolset.visible()]
             await self._tools_changed(ctx)
         return to_result(outcome)
+
+    def _limiter(self, name: str) -> anyio.CapacityLimiter | None:
+        """The threads a call runs on: a waiting tool's own (`WAITERS` at once), so that
+        waiting calls never take the threads every other call runs on (the default)."""
+        spec = self.toolset.specs.get(name)
+        if spec is None or not spec.waits:
+            return None
+        if self._waiting is None:  # made in the event loop, at the first wait
+            self._waiting = anyio.CapacityLimiter(WAITERS)
+        return self._waiting
 
     async def _tools_changed(self, ctx: ServerRequestContext[Any]) -> None:
         """Tell the client the tool list changed: on its listen streams (2026-07-28 and
