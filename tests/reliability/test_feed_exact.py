@@ -2,8 +2,9 @@
 client) and editor saves (files written directly); after every step `get_changes` since the
 previous answer's token, and since the example's first token (the steps composed), equal the
 difference of two fresh loads read independently with python-frontmatter, readiness
-computed the simple way (`tests.tasks_server.test_changes`). Quick: a few short examples;
-deep (`-m deep`): the full count."""
+computed the simple way (`tests.tasks_server.test_changes`). Quick: a few short examples,
+the two servers in this process (each its own live tree); deep (`-m deep`): the full count,
+two server processes."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from hypothesis import strategies as st
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.conftest import examples
+from tests.conftest import examples, is_deep_run
+from tests.tasks_server.conftest import make_server
 from tests.tasks_server.test_changes import SECTIONS, expected, first_state, parse, write
 
 STATUSES = ("active", "done", "blocked", "cancelled", "inbox")
@@ -89,14 +91,24 @@ def params(root: Path) -> StdioServerParameters:
     )
 
 
+def connection(root: Path, processes: bool) -> Client:
+    """A client of a server process over stdio (deep), or of a watching server in this
+    process with its own live tree (quick: no process start; its writes reach the other
+    server as an editor's do, through the files)."""
+    return Client(params(root) if processes else make_server(root, watch=True))  # type: ignore[arg-type]
+
+
 @pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+def servers(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Servers]:
     root = tmp_path_factory.mktemp("feed") / "tasks"
     first_state(root)
+    processes = is_deep_run(request.config)
     with (
         start_blocking_portal() as portal,
-        portal.wrap_async_context_manager(Client(params(root))) as first,
-        portal.wrap_async_context_manager(Client(params(root))) as second,
+        portal.wrap_async_context_manager(connection(root, processes)) as first,
+        portal.wrap_async_context_manager(connection(root, processes)) as second,
     ):
         yield Servers(portal, [first, second], root)
 
