@@ -34,7 +34,7 @@ from storage.reading import parse_result
 from storage.states import TreeState, TreeView, disk_tree_at, tree_at
 from tasks_server.context import ServerContext
 from tasks_server.errors import InvalidCursor
-from tasks_server.guidance import guide
+from tasks_server.guidance import Guidance, guide
 from tasks_server.listing import Listing, PageArgs, Rows
 from tasks_server.models import (
     MAX_SINCE_DAYS,
@@ -289,16 +289,27 @@ def _listing(
     facts = {"since": since, "until": until, "token": token, "summary": summary}
     return Listing(
         found.delta.sections().with_facts(**facts),
-        guide(
-            "changes_listed",
-            "Read the sections; call get_task_history for one task",
-            ["get_task_history", "get_task", "get_structural_signals"],
-            warnings=[BEFORE_HISTORY] if since == EMPTY_TREE else None,
-        ),
+        _advice(feed=state is not None, warn=since == EMPTY_TREE),
         more="Call get_changes with cursor=next_cursor for the rest of the sections",
         rows=_task_rows(ctx, found, args.fields),
-        key=(since, until, token),
+        key=(since, until) if state is None else (since, state),
         state=state,
+    )
+
+
+def _advice(*, feed: bool, warn: bool) -> Guidance:
+    """A feed answer leads to the next wait; a git answer to one task's history."""
+    if feed:
+        return guide(
+            "changes_listed",
+            "Read the sections; call wait_for_changes with since_token=token for the next",
+            ["wait_for_changes", "get_task", "get_structural_signals"],
+        )
+    return guide(
+        "changes_listed",
+        "Read the sections; call get_task_history for one task",
+        ["get_task_history", "get_task", "get_structural_signals"],
+        warnings=[BEFORE_HISTORY] if warn else None,
     )
 
 
