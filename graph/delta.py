@@ -36,6 +36,7 @@ from graph._store import KINDS, references
 from graph.changes import region_between, standings
 from graph.cycles import parent_cycle_through
 from graph.index import TaskIndex
+from graph.mismatches import family_of, terminal_mismatches
 from graph.sections import Sections
 from storage.model import TERMINAL_STATUSES, Task
 
@@ -115,10 +116,13 @@ class ProblemRow(BaseModel):
 
     kind: str = Field(
         description="dependency_cycle, parent_cycle, dangling_parent, dangling_depends_on, "
-        "dangling_soft_depends_on, self_reference, duplicate_id or unparseable_file."
+        "dangling_soft_depends_on, self_reference, terminal_with_open_children, "
+        "open_under_terminal_parent, duplicate_id or unparseable_file."
     )
     task_ids: list[str] = Field(description="The tasks involved (cycle members, sorted).")
-    detail: str = Field(description="The missing id, the field, the paths or the message.")
+    detail: str = Field(
+        description="The missing id, the field, the terminal parent, the paths or the message."
+    )
     path: str | None = Field(description="The file, for unparseable files; else null.")
 
 
@@ -263,13 +267,18 @@ def _references_of(index: TaskIndex, ids: Iterable[str]) -> list[ProblemRow]:
 
 
 def _problems(
-    index: TaskIndex, side: Side, near: Collection[str]
+    index: TaskIndex, side: Side, near: Collection[str], family: Collection[str]
 ) -> dict[tuple[str, ...], ProblemRow]:
     """The structural problems of the state the index holds that involve `near` (a cycle
-    through one, a reference one makes or that names one) and the side's file problems,
-    keyed for comparison. Any other problem involves only tasks and files that are the same
-    in both states, so it is in both or in neither: it cannot appear or go away."""
+    through one, a reference one makes or that names one), the terminal mismatches of
+    `family` and the side's file problems, keyed for comparison. Any other problem involves
+    only tasks and files that are the same in both states, so it is in both or in neither:
+    it cannot appear or go away."""
     rows = cycles_through(index, near) + _references_of(index, near)
+    rows += [
+        _row(kind, [task_id], detail)
+        for kind, task_id, detail in terminal_mismatches(index, family)
+    ]
     rows += [
         ProblemRow(kind="duplicate_id", task_ids=[i], detail=", ".join(p), path=None)
         for i, p in side.duplicates.items()
@@ -304,13 +313,21 @@ class _State:
     problems: dict[tuple[str, ...], ProblemRow]
 
 
-def _read_state(
-    index: TaskIndex, ids: Collection[str], region: Collection[str], near: set[str], side: Side
-) -> _State:
+@dataclass(frozen=True, slots=True)
+class _Reach:
+    """Where a delta reads: standings of `region`, cycles and references of `near`,
+    terminal mismatches of `family`."""
+
+    region: Collection[str]
+    near: Collection[str]
+    family: Collection[str]
+
+
+def _read_state(index: TaskIndex, ids: Collection[str], reach: _Reach, side: Side) -> _State:
     return _State(
         tasks={i: index.get(i) for i in ids},
-        standing=dict(standings(index, region)),
-        problems=_problems(index, side, near),
+        standing=dict(standings(index, reach.region)),
+        problems=_problems(index, side, reach.near, reach.family),
     )
 
 
@@ -324,15 +341,19 @@ def tree_delta(
 
     Problems are read only around `touched`: a cycle that appears or goes away runs
     through a touched task, or lies inside one (of the other state) that does; so the
-    members of the touched tasks' cycles in either state are read in both. The index is
-    the same after as before."""
+    members of the touched tasks' cycles in either state are read in both. A terminal
+    mismatch that appears or goes away has a touched task as its parent or child: the
+    touched tasks' parents and children in either state are read in both. The index is the
+    same after as before."""
     with applied(index, until.tasks):
         region = region_between(index, touched, since.tasks)
         near = set(touched) | _cycle_members(index, touched)
+        family = family_of(index, touched)
         with applied(index, since.tasks):
             near |= _cycle_members(index, near)
-            earlier = _read_state(index, touched, region, near, since)
-        later = _read_state(index, touched, region, near, until)
+            reach = _Reach(region, near, family | family_of(index, touched))
+            earlier = _read_state(index, touched, reach, since)
+        later = _read_state(index, touched, reach, until)
     return _delta(earlier, later)
 
 

@@ -75,7 +75,9 @@ class Listing(Generic[M]):
     it builds pass through as they are); `more` replaces the guidance's next action while
     pages remain; `shape` moves page values where the output nests them under other names;
     `key` is what else the answer was read from, outside the arguments (the commit a
-    revision named): a cursor cut under another key is refused.
+    revision named): a cursor cut under another key is refused. `state` pins the pages to
+    a state the answer names itself (a feed answer's end step): its cursors then stay good
+    while the tree moves on, instead of being refused at the next change.
     """
 
     sections: Sections
@@ -85,6 +87,7 @@ class Listing(Generic[M]):
     hidden: frozenset[str] = frozenset()
     shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     key: object = None
+    state: int | None = None
 
 
 class TaskListArgs(PageArgs):
@@ -101,7 +104,7 @@ def page(ctx: ServerContext, tool: str, args: BaseModel, listing: Listing[M], ta
     """`target` holding the page of `listing` that `args.cursor` points at."""
     if not isinstance(args, PageArgs):
         raise TypeError(f"{tool} returns a Listing, but its input has no limit and cursor")
-    generation = ctx.live.generation
+    generation = ctx.live.generation if listing.state is None else -1 - listing.state
     query: tuple[object, ...] = (tool, args.selection())
     if listing.key is not None:
         query += (listing.key,)

@@ -36,9 +36,11 @@ from pathlib import Path
 from graph.index import TaskIndex
 from storage import cache
 from storage.bulk import gc_paused
+from storage.feed import ChangeFeed
 from storage.repository import Survey, TaskRepository
 from storage.table import Delta, FileResult, FileTable, Problem
 from storage.watch import Drained, ThreadWatch, TreeWatch
+from tasks_server.tokens import FeedTokens
 
 __all__ = ["LiveTree", "Loaded", "RefreshStats", "StartStats", "load_tree"]
 
@@ -68,6 +70,10 @@ class StartStats:
     def seconds(self) -> float:
         return self.cache_load + self.walk + self.parse + self.index + self.cache_save
 
+
+WAKE_SECONDS = 0.25
+"""A waiter also looks at the feed this often: another call may have taken the change the
+kernel reported (an integer compare, no disk read)."""
 
 FREEZE_STEP = 100_000
 """Ids newly kept in order between two freezes (a smaller tree never freezes again)."""
@@ -176,6 +182,8 @@ class LiveTree:
         self.cache_hits = self.start_stats.files_cached
         self.loaded_at = time.time()
         self.generation = 0
+        self.feed = ChangeFeed()  # what each change replaced: the states tokens name
+        self.tokens = FeedTokens(self.root)
         self.lock = threading.RLock()
         self._frozen_kept = 0  # the index's kept ids at the last freeze
         self.last_refresh = RefreshStats(0, 0.0)
@@ -205,12 +213,26 @@ class LiveTree:
     def wait_for_changes(self, timeout: float) -> bool:
         """Block until a change not yet applied has been reported (or time runs out).
 
-        Tool calls never wait: with the kernel's queue they need not, and with the watcher
-        thread they apply whatever it has reported. For tests of the thread and scripts.
+        Calls never need to before reading: with the kernel's queue they need not, and with
+        the watcher thread they apply whatever it has reported. `wait_past` waits for a
+        change to arrive. Without a watcher, False at once.
         """
         if self._kernel is not None:
             return bool(select.select([self._kernel.fd], [], [], timeout)[0])
         return self._thread.wait(timeout) if self._thread is not None else False
+
+    def wait_past(self, seen: int, timeout: float) -> None:
+        """Wait, without holding the tree, until the feed has a step after `seen`, a change
+        is reported (by the kernel's queue or the watcher), or `timeout` seconds pass; the
+        caller then refreshes. Call while holding the tree's lock once (as a tool does)."""
+        self.lock.release()
+        try:
+            if not self.watching:  # nothing reports changes: look again each second
+                self.feed.wait(seen, min(timeout, 1.0))
+            elif self.feed.seq == seen:
+                self.wait_for_changes(min(timeout, WAKE_SECONDS))
+        finally:
+            self.lock.acquire()
 
     @property
     def watching(self) -> bool:
@@ -234,6 +256,7 @@ class LiveTree:
             for relative in sorted(paths):
                 delta.extend(self._reread(relative))
             self._apply(delta)
+            self.feed.close_step(self.table.result)
             stats = RefreshStats(len(paths), time.perf_counter() - started)
             if paths:
                 self.last_refresh = stats
@@ -315,9 +338,10 @@ class LiveTree:
     def _reread(self, relative: str) -> Delta:
         """Re-read one reported path. A file whose task and problem are unchanged (our own
         write, already recorded; a touch) gives no delta, so cursors stay valid."""
+        known = self.table.files.get(relative)
+        self.feed.note(relative, known)
         if not self._is_task(relative):
             return self.table.drop(relative)
-        known = self.table.files.get(relative)
         result = self._read(relative)
         if result is None:
             self._links.discard(relative)
@@ -347,10 +371,13 @@ class LiveTree:
         with self.lock:
             delta = Delta()
             for result in results:
+                self.feed.note(result.path, self.table.result(result.path))
                 delta.extend(self.table.put(result))
             for relative in removed_paths:
+                self.feed.note(relative, self.table.result(relative))
                 delta.extend(self.table.drop(relative))
             self._apply(delta)
+            self.feed.close_step(self.table.result)
 
     def rebuild(self) -> None:
         """Re-read everything (admin only; normal operation never needs it)."""
@@ -358,9 +385,12 @@ class LiveTree:
             if self._kernel is not None:
                 self._kernel.drain()  # what is queued now, the full read below includes
             loaded = load_tree(self.repository, use_cache=False)
+            for relative in self.table.files.keys() | loaded.table.files.keys():
+                self.feed.note(relative, self.table.result(relative))
             self.table, self.index = loaded.table, loaded.index
             self._links = set(loaded.links)
             self.generation += 1
+            self.feed.close_step(self.table.result)
 
     @contextlib.contextmanager
     def snapshot(self, *, write: bool = False) -> Iterator[LiveTree]:

@@ -20,6 +20,7 @@ __all__ = [
     "MAX_ID_CHARS",
     "MAX_LIST_ITEMS",
     "MAX_SINCE_DAYS",
+    "SINCE_TOKEN",
     "AwareMoment",
     "Body",
     "Columns",
@@ -35,6 +36,7 @@ __all__ = [
     "ShortText",
     "TaskPage",
     "Title",
+    "Token",
     "Unset",
 ]
 
@@ -69,6 +71,10 @@ Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS), AfterVal
 """A title: not blank; surrounding spaces are dropped (the reader drops them too)."""
 Priority = Annotated[int, Field(ge=0, le=4)]
 Count = Annotated[int, Field(ge=0)]
+Token = Annotated[str, Field(min_length=1, max_length=100)]
+"""A feed token (`tasks_server.tokens`): one state of the live tree."""
+SINCE_TOKEN = "The token of an earlier answer (get_changes, wait_for_changes, get_index_stats)."
+"""What `since_token` means wherever a tool takes it (said once, in the instructions)."""
 Unset = SkipJsonSchema[None]
 """The type of an optional reading argument whose absence means 'not given': `X | Unset =
 None` publishes plain X, without a null branch (send the key or leave it out; a null sent

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from tasks_server.errors import InvalidCursor
 
-__all__ = ["Window", "open_window"]
+__all__ = ["Window", "cursor_state", "open_window"]
 
 
 def _fingerprint(query: object) -> str:
@@ -49,6 +49,11 @@ def _decode(cursor: str) -> tuple[str, int, int]:
     if not fits or offset < 0:
         raise InvalidCursor("cursor is not one this server issued")
     return query, generation, offset
+
+
+def cursor_state(cursor: str) -> int:
+    """The state (generation) a cursor we issued was cut from; else `InvalidCursor`."""
+    return _decode(cursor)[1]
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,6 +55,9 @@ class ToolSpec:
     meta: dict[str, Any] | None = None
     origin: str = ""
     """Where the tool comes from, for messages: a module, or a bot's config file."""
+    waits: bool = False
+    """The call may be held a long time (it waits for the tree to change): the MCP edge
+    runs it on threads of its own, so waiting calls never hold back the others."""
 
     @property
     def where(self) -> str:
@@ -91,6 +94,7 @@ def tool(
     read_only: bool = False,
     destructive: bool = False,
     idempotent: bool = False,
+    waits: bool = False,
 ) -> Callable[[Callable[[ServerContext, In], Out]], Callable[[ServerContext, In], Out]]:
     """Declare a tool: its name is the function's, its description the docstring's, its input
     model the type of `args`, its output model the return type (for a paged tool returning
@@ -109,6 +113,7 @@ def tool(
             handler=fn,
             hints=Hints(read_only, destructive, idempotent),
             origin=f"{fn.__module__}.{fn.__qualname__}",
+            waits=waits,
         )
         known = _DECLARED.get(spec.name)
         if known is not None and known.origin != spec.origin:  # a reloaded module is no twin

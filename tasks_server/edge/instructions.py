@@ -24,7 +24,7 @@ from pydantic import Field
 from tasks_server.edge.schemas import SaidOnce, input_schema
 from tasks_server.filters import STATUS_FILTER, TaskFilterInput
 from tasks_server.listing import TaskListArgs
-from tasks_server.models import IdArg, Unset
+from tasks_server.models import SINCE_TOKEN, IdArg, Token, Unset
 from tasks_server.sizes import MAX_SHORT_CHARS
 
 __all__ = ["instructions", "said_once"]
@@ -47,6 +47,7 @@ class SharedArguments(TaskFilterInput, TaskListArgs):
 
     status: str | Unset = Field(None, description=STATUS_FILTER)
     task_id: IdArg = Field(description="Exact task id.")
+    since_token: Token = Field(description=SINCE_TOKEN)
 
 
 @cache

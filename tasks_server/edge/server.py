@@ -11,6 +11,8 @@ structured content against the success schema, show the error instead of a schem
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.subscriptions import ToolsListChanged
 from mcp_types import (
     CallToolRequestParams,
@@ -37,17 +39,24 @@ from pydantic_core import to_json
 from tasks_server import version
 from tasks_server.context import ServerContext
 from tasks_server.edge.instructions import instructions, said_once
+from tasks_server.edge.resources import TaskResources
 from tasks_server.edge.schemas import input_schema, output_schema
 from tasks_server.registry import ToolSpec
 from tasks_server.toolset import Outcome, Toolset, open_toolset
 
-__all__ = ["TasksServer", "create_server", "serve_stdio", "to_result"]
+__all__ = ["WAITERS", "TasksServer", "create_server", "serve_stdio", "to_result"]
+
+WAITERS = 100
+"""Waiting calls (`wait_for_changes`) served at once; more wait their turn."""
 
 
 def to_tool(spec: ToolSpec) -> Tool:
     """The MCP tool for a spec: schemas from its models, hints as annotations, a bot tool's
     trigger patterns in `_meta`. The tier is not published: a role already chose the tiers
-    served, `readOnlyHint` tells readers from writers, and `tasks-server tools` shows it."""
+    served, `readOnlyHint` tells readers from writers, and `tasks-server tools` shows it.
+    `openWorldHint: false` goes on the writers (they change only the task tree); a reader,
+    like its implied idempotence, leaves it out: 21 bytes a tool that the feed's tools took
+    back (issue 29) within the planner's 10 KB."""
     hints = spec.hints
     return Tool(
         name=spec.name,
@@ -58,7 +67,7 @@ def to_tool(spec: ToolSpec) -> Tool:
             read_only_hint=hints.read_only,
             destructive_hint=None if hints.read_only else hints.destructive,
             idempotent_hint=None if hints.read_only else hints.idempotent,
-            open_world_hint=False,
+            open_world_hint=None if hints.read_only else False,
         ),
         meta=spec.meta or None,
     )
@@ -82,7 +91,10 @@ class TasksServer(Server[Any]):
         self.toolset = toolset
         self.context: ServerContext = toolset.context
         self._tools = [to_tool(spec) for spec in toolset.visible()]
-        self._changes = InMemorySubscriptionBus()  # tools/list changes, for listen streams
+        self._changes = InMemorySubscriptionBus()  # tools and resources, for listen streams
+        self._waiting: anyio.CapacityLimiter | None = None
+        self.resources = TaskResources(self.context.live, self._changes)
+        resources = self.resources
         super().__init__(
             name,
             version=version(),
@@ -91,7 +103,14 @@ class TasksServer(Server[Any]):
             ),
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
-            on_subscriptions_listen=ListenHandler(self._changes),
+            on_subscriptions_listen=resources.listen,
+            on_list_resources=resources.listed,
+            on_list_resource_templates=resources.templates,
+            on_read_resource=resources.read,
+            on_subscribe_resource=resources.subscribe,
+            on_unsubscribe_resource=resources.unsubscribe,
+            on_completion=resources.complete,
+            lifespan=_watching_resources,
         )
 
     async def _list_tools(
@@ -103,11 +122,23 @@ class TasksServer(Server[Any]):
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult:
         run = self.toolset.run
-        outcome = await anyio.to_thread.run_sync(run, params.name, params.arguments or {})
+        limiter = self._limiter(params.name)
+        arguments = params.arguments or {}
+        outcome = await anyio.to_thread.run_sync(run, params.name, arguments, limiter=limiter)
         if self.toolset.sync():  # a bot's restart_server changed its tools
             self._tools = [to_tool(spec) for spec in self.toolset.visible()]
             await self._tools_changed(ctx)
         return to_result(outcome)
+
+    def _limiter(self, name: str) -> anyio.CapacityLimiter | None:
+        """The threads a call runs on: a waiting tool's own (`WAITERS` at once), so that
+        waiting calls never take the threads every other call runs on (the default)."""
+        spec = self.toolset.specs.get(name)
+        if spec is None or not spec.waits:
+            return None
+        if self._waiting is None:  # made in the event loop, at the first wait
+            self._waiting = anyio.CapacityLimiter(WAITERS)
+        return self._waiting
 
     async def _tools_changed(self, ctx: ServerRequestContext[Any]) -> None:
         """Tell the client the tool list changed: on its listen streams (2026-07-28 and
@@ -133,6 +164,17 @@ class TasksServer(Server[Any]):
     def close(self) -> None:
         """Stop watching and save the warm-start cache with what changed during the run."""
         self.context.close()
+
+
+@asynccontextmanager
+async def _watching_resources(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+    """While the server runs, its task resources' subscribers are told of changes."""
+    assert isinstance(server, TasksServer)
+    async with anyio.create_task_group() as group:
+        group.start_soon(server.resources.watch)
+        yield {}
+        server.resources.close()
+        group.cancel_scope.cancel()
 
 
 def create_server(

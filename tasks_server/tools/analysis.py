@@ -221,6 +221,7 @@ class GetIndexStatsOutput(Envelope):
     not_tasks: int = Field(description="Markdown files without a title (left alone).")
     problems: list[LoadProblem] = Field(description="Files that could not be used, and why.")
     generation: int = Field(description="Increments whenever the index changes.")
+    token: str = Field(description="Names this state: since_token of get_changes.")
     load_seconds: float = Field(description="Time of the initial load.")
     index_age_seconds: float = Field(description="Seconds since the initial load.")
     last_refresh_files: int = Field(
@@ -243,6 +244,7 @@ def get_index_stats(ctx: ServerContext, args: GetIndexStatsInput) -> GetIndexSta
         not_tasks=len(table.not_tasks()),
         problems=problems,
         generation=live.generation,
+        token=live.tokens.issue(live.feed.seq),
         load_seconds=round(live.load_seconds, 4),
         index_age_seconds=round(time.time() - live.loaded_at, 1),
         last_refresh_files=live.last_refresh.files_read,

@@ -33,23 +33,36 @@ from storage.model import Task
 from storage.reading import parse_result
 from storage.states import TreeState, TreeView, disk_tree_at, tree_at
 from tasks_server.context import ServerContext
-from tasks_server.guidance import guide
+from tasks_server.errors import InvalidCursor
+from tasks_server.guidance import Guidance, guide
 from tasks_server.listing import Listing, PageArgs, Rows
-from tasks_server.models import MAX_SINCE_DAYS, Envelope, IdArg, PageInfo, Unset
+from tasks_server.models import (
+    MAX_SINCE_DAYS,
+    SINCE_TOKEN,
+    Envelope,
+    IdArg,
+    PageInfo,
+    Token,
+    Unset,
+)
+from tasks_server.paging import cursor_state
 from tasks_server.registry import tool
+from tasks_server.sizes import MAX_SHORT_CHARS
+from tasks_server.tokens import stale_token
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow, to_view
 
 __all__ = [
     "Delta",
     "base_at",
     "delta_between",
+    "feed_delta",
     "get_changes",
     "get_task_history",
     "open_git",
     "review_changes",
 ]
 
-Revision = Annotated[str, Field(min_length=1, max_length=256)]
+Revision = Annotated[str, Field(min_length=1, max_length=MAX_SHORT_CHARS)]
 """Any git revision: a sha, tag, branch, HEAD~3."""
 Days = Annotated[float, Field(ge=0, le=MAX_SINCE_DAYS)]
 PAGED = "This page's part (see limit, cursor)."
@@ -57,19 +70,21 @@ BEFORE_HISTORY = "since_days reaches before the first commit: compared with the 
 
 
 class GetChangesInput(PageArgs):
-    since_ref: Revision | Unset = Field(None, description="Earlier state: a git revision.")
-    since_days: Days | Unset = Field(
-        None, description="Or: the last commit at least this many days old."
-    )
+    since_token: Token | Unset = Field(None, description=SINCE_TOKEN)
+    since_ref: Revision | Unset = Field(None, description="Or: a git revision.")
+    since_days: Days | Unset = Field(None, description="Or: the last commit this many days old.")
     until_ref: Revision | Unset = Field(
-        None, description="Later state: a git revision; absent: files on disk."
+        None, description="Up to this git revision; absent: the files."
     )
     fields: Fields = Field("brief", description=FIELDS_DESCRIPTION)
 
     @model_validator(mode="after")
     def _one_start(self) -> GetChangesInput:
-        if (self.since_ref is None) == (self.since_days is None):
-            raise ValueError("give exactly one of since_ref and since_days")
+        starts = (self.since_token, self.since_ref, self.since_days)
+        if sum(start is not None for start in starts) != 1:
+            raise ValueError("give exactly one of since_token, since_ref and since_days")
+        if self.since_token is not None and self.until_ref is not None:
+            raise ValueError("since_token reads up to now: leave out until_ref")
         return self
 
 
@@ -89,10 +104,13 @@ class ChangesSummary(BaseModel):
 
 class GetChangesOutput(Envelope):
     since: str = Field(
-        description="The earlier state's commit (full sha); git's empty tree when"
-        " since_days reaches before the first commit."
+        description="The earlier state: since_token, or a commit (git's empty tree when"
+        " since_days reaches before the first commit)."
     )
     until: str | None = Field(description="The later state's commit; null: the files on disk.")
+    token: str | None = Field(
+        description="Names the later state (null with until_ref): since_token of your next look."
+    )
     added: list[TaskRow] = Field(description=f"Tasks only in the later state. {PAGED}")
     removed: list[TaskRow] = Field(
         description=f"Tasks only in the earlier state, as they were. {PAGED}"
@@ -143,6 +161,29 @@ def _differing(state: TreeState) -> dict[str, Task | None]:
     return {task_id: state.winner(task_id) for task_id in state.touched_ids()}
 
 
+def _delta_of(ctx: ServerContext, earlier: TreeState, later: TreeState) -> Delta:
+    """The delta from `earlier` (a state over `later`) to `later` (a state over the table)."""
+    touched, paths = earlier.touched_ids(), set(earlier.replaced)
+    found = tree_delta(
+        ctx.index,
+        touched,
+        since=_side(earlier, _differing(earlier), touched, paths),
+        until=_side(later, _differing(later), touched, paths),
+    )
+    return Delta(found, earlier, later)
+
+
+def feed_delta(ctx: ServerContext, start: int, stop: int) -> Delta:
+    """The delta from the feed's state `start` to its state `stop` (`storage.feed`): only
+    the files changed in between are read, from memory."""
+    feed = ctx.live.feed
+    after, between = feed.since(stop), feed.between(start, stop)
+    if after is None or between is None:
+        raise stale_token()
+    later = TreeState(ctx.live.table, after)
+    return _delta_of(ctx, TreeState(later, between), later)
+
+
 def delta_between(ctx: ServerContext, git: GitTree, since: str, until: str | None) -> Delta:
     """The delta from commit `since` to commit `until` (None: the files on disk)."""
     repository = ctx.live.repository
@@ -154,14 +195,7 @@ def delta_between(ctx: ServerContext, git: GitTree, since: str, until: str | Non
         earlier = tree_at(git, later, until, since, is_task_path=check, max_bytes=most)
     else:
         earlier = disk_tree_at(git, table, since, is_task_path=check, max_bytes=most)
-    touched, paths = earlier.touched_ids(), set(earlier.replaced)
-    found = tree_delta(
-        ctx.index,
-        touched,
-        since=_side(earlier, _differing(earlier), touched, paths),
-        until=_side(later, _differing(later), touched, paths),
-    )
-    return Delta(found, earlier, later)
+    return _delta_of(ctx, earlier, later)
 
 
 def review_changes(ctx: ServerContext, since_days: float) -> tuple[ChangesSince, str | None]:
@@ -211,25 +245,71 @@ def _task_rows(ctx: ServerContext, found: Delta, fields: Fields) -> Rows:
     return rows
 
 
+def _feed_changes(ctx: ServerContext, args: GetChangesInput) -> Listing[GetChangesOutput]:
+    """Since a token: up to the state now, or, paging on, the state the first page named."""
+    assert args.since_token is not None
+    live = ctx.live
+    start = live.tokens.step(args.since_token, oldest=live.feed.oldest, newest=live.feed.seq)
+    stop = live.feed.seq if not args.cursor else _cursor_step(args.cursor)
+    found = feed_delta(ctx, start, stop)
+    token = live.tokens.issue(stop)
+    return _listing(ctx, args, found, (args.since_token, None, token), state=stop)
+
+
+def _cursor_step(cursor: str) -> int:
+    """The feed state a feed answer's cursor was cut at (see `listing.Listing.state`)."""
+    step = -1 - cursor_state(cursor)
+    if step < 0:
+        raise InvalidCursor("cursor belongs to a different query; restart without it")
+    return step
+
+
 @tool("query", read_only=True, idempotent=True)
 def get_changes(ctx: ServerContext, args: GetChangesInput) -> Listing[GetChangesOutput]:
-    """Between two git states: tasks added, removed, changed, newly ready or blocked; problems."""
+    """Changes since a token or a git state: added, removed, changed, readiness, problems."""
+    if args.since_token is not None:
+        return _feed_changes(ctx, args)
     git = open_git(ctx)
     since = resolve_since(ctx, git, args)
     until = None if args.until_ref is None else git.resolve(args.until_ref)
     found = delta_between(ctx, git, since, until)
+    token = ctx.live.tokens.issue(ctx.live.feed.seq) if until is None else None
+    return _listing(ctx, args, found, (since, until, token))
+
+
+def _listing(
+    ctx: ServerContext,
+    args: GetChangesInput,
+    found: Delta,
+    states: tuple[str, str | None, str | None],
+    state: int | None = None,
+) -> Listing[GetChangesOutput]:
+    since, until, token = states
     summary = ChangesSummary(**found.delta.summary())
+    facts = {"since": since, "until": until, "token": token, "summary": summary}
     return Listing(
-        found.delta.sections().with_facts(since=since, until=until, summary=summary),
-        guide(
-            "changes_listed",
-            "Read the sections; call get_task_history for one task",
-            ["get_task_history", "get_task", "get_structural_signals"],
-            warnings=[BEFORE_HISTORY] if since == EMPTY_TREE else None,
-        ),
+        found.delta.sections().with_facts(**facts),
+        _advice(feed=state is not None, warn=since == EMPTY_TREE),
         more="Call get_changes with cursor=next_cursor for the rest of the sections",
         rows=_task_rows(ctx, found, args.fields),
-        key=(since, until),
+        key=(since, until) if state is None else (since, state),
+        state=state,
+    )
+
+
+def _advice(*, feed: bool, warn: bool) -> Guidance:
+    """A feed answer leads to the next wait; a git answer to one task's history."""
+    if feed:
+        return guide(
+            "changes_listed",
+            "Read the sections; call wait_for_changes with since_token=token for the next",
+            ["wait_for_changes", "get_task", "get_structural_signals"],
+        )
+    return guide(
+        "changes_listed",
+        "Read the sections; call get_task_history for one task",
+        ["get_task_history", "get_task", "get_structural_signals"],
+        warnings=[BEFORE_HISTORY] if warn else None,
     )
 
 

@@ -13,6 +13,7 @@ import pytest
 from graph.changes import standings
 from graph.delta import ProblemRow, Side, tree_delta
 from graph.index import TaskIndex
+from graph.signals import structural_signals
 from storage.model import Task
 
 STATUSES = ("active", "active", "in_progress", "blocked", "done", "cancelled", "inbox")
@@ -69,6 +70,14 @@ def whole_problems(tasks: Tasks) -> set[tuple[str, ...]]:
         for missing, sources in index.missing_references(kind).items():
             found |= {(f"dangling_{kind}", s, missing) for s in sources}
     found |= {("self_reference", t, k) for t, k in index.self_references()}
+    signals = structural_signals(index)  # the terminal mismatches, as the tool lists them
+    found |= {
+        ("terminal_with_open_children", r.task_id, "") for r in signals.terminal_with_open_children
+    }
+    found |= {
+        ("open_under_terminal_parent", r.task_id, r.parent)
+        for r in signals.open_under_terminal_parent
+    }
     return found
 
 

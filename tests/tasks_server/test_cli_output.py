@@ -131,7 +131,7 @@ def test_json_of_each_human_command_is_the_tools_structured_result(bundled: Path
     assert as_json("show", "wx-ec7ac8ad", *root)["task"]["is_blocked"] is True
     assert as_json("tree", "--project", "wx", *root)["node_count"] == 14
     planner = as_json("tools", "--role", "planner", *root)
-    assert len(planner) == 19 and all(spec["tier"] == "query" for spec in planner)
+    assert len(planner) == 20 and all(spec["tier"] == "query" for spec in planner)
     assert len(as_json("bots", *root)) == 60  # story_bot 35, triage_bot 25
     exported = as_json("export", "--project", "wx", *root)
     assert len(exported["nodes"]) == 14
@@ -146,8 +146,8 @@ def test_import_json_is_the_import_report(tmp_path: Path) -> None:
 def test_tools_shows_every_description_whole(bundled: Path) -> None:
     done = run("tools", "--role", "planner", "--root", str(bundled))
     flat = " ".join(done.stdout.split())
-    assert "Between two git states: tasks added, removed, changed, newly ready or blocked;" in flat
-    assert "blocked; problems. get_children" in flat  # wrapped, never cut
+    assert "Changes since a token or a git state: added, removed, changed, readiness," in flat
+    assert "readiness, problems. get_children" in flat  # wrapped, never cut
 
 
 @pytest.mark.parametrize(
