@@ -36,10 +36,6 @@ class TaskFilterInput(Input):
     under: IdArg | Unset = Field(None, description="Only descendants of this task, at any depth.")
     unclaimed: bool = Field(False, description="Only tasks no live claim holds.")
 
-    def filters_given(self) -> dict[str, object]:
-        """The filter fields alone (for a cursor's query key)."""
-        return self.model_dump(include=set(TaskFilterInput.model_fields))
-
     def task_filter(self) -> TaskFilter:
         """The filters given, as the graph defines them."""
         return TaskFilter(
