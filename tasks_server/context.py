@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from graph.claims import CLAIMED_BY
 from graph.index import TaskIndex
-from graph.readiness import facts_at
 from storage.model import Task
 from storage.repository import mtime_of
 from storage.timestamps import utc_now
@@ -81,13 +80,10 @@ class ServerContext:
         now = self.clock()
         if fields == "brief":
             return to_view(task, now=now)
-        index = self.index
         return to_view(
             task,
             "full",
-            now=now,
-            facts=facts_at(index, task.id, now),
-            blocks=index.in_order("depends_on", task.id)[:BLOCKS_SHOWN],
+            about=self.index.about(task.id, now, shown=BLOCKS_SHOWN),
             file_modified=self.file_modified(task),
             max_body_chars=max_body_chars,
         )

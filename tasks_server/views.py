@@ -26,8 +26,8 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
 from pydantic_core import CoreSchema
 
+from graph.about import TaskAbout
 from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, claim_of
-from graph.facts import TaskFacts
 from storage.model import Task
 from tasks_server.sizes import MAX_ID_CHARS, MAX_TITLE_CHARS, clip
 
@@ -35,6 +35,7 @@ __all__ = [
     "BLOCKS_SHOWN",
     "BRIEF_FIELDS",
     "CLAIM_FIELDS",
+    "NOT_IN_VIEW",
     "BriefCache",
     "Fields",
     "TaskBrief",
@@ -135,7 +136,9 @@ class TaskView(TaskBrief):
     body: str | None = Field(None, description="Markdown body.")
     body_truncated: bool | None = Field(None, description="True when the body was shortened.")
     deferred_until: datetime | None = Field(
-        None, description="When its defer_until ends, while still ahead: not ready until then."
+        None,
+        description="When its defer_until ends, while still ahead: not ready until then.",
+        exclude_if=_absent,
     )
 
     @model_serializer(mode="wrap")
@@ -229,6 +232,12 @@ def claim_fields(task: Task, now: datetime) -> dict[str, Any]:
     }
 
 
+NOT_IN_VIEW = frozenset({"packed_body", "reasons"})
+"""The task's fields and the graph's answer's that a full view does not show under their own
+name: the packed body (shown unpacked as `body`), why it is blocked (the result's guidance
+says it, `blocked_reason`). Every other one shows (a test holds it)."""
+
+
 def _extra_of(task: Task, claim: dict[str, Any]) -> dict[str, Any] | None:
     """The frontmatter keys no typed field shows: a claim key the claim fields show (who,
     until when) is left out, so each fact appears once; one they cannot show (a lease end
@@ -237,65 +246,60 @@ def _extra_of(task: Task, claim: dict[str, Any]) -> dict[str, Any] | None:
     return {key: value for key, value in task.extra.items() if key not in shown} or None
 
 
+class _Shown:
+    """What a full view is validated from, by attribute: the view's own values (the body as
+    shown, the file's time), then the graph's answer, then the task. A name none of them
+    has is left unset (a view of a task outside the index has no computed facts)."""
+
+    __slots__ = ("_about", "_own", "_task")
+
+    def __init__(self, own: dict[str, Any], about: TaskAbout | None, task: Task) -> None:
+        self._own, self._about, self._task = own, about, task
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._own:
+            return self._own[name]
+        if self._about is not None and name in _ANSWERED:
+            return getattr(self._about, name)
+        return getattr(self._task, name)
+
+
+_ANSWERED = frozenset(TaskAbout.__dataclass_fields__)
+_BRIEF_OWN = tuple(name for name in TaskBrief.model_fields if name not in CLAIM_FIELDS)
+
+
+def _claim(task: Task, about: TaskAbout | None, now: datetime | None) -> dict[str, Any]:
+    """The claim fields: the graph's answer's, or read from the task against `now`."""
+    if about is not None:
+        return {name: getattr(about, name) for name in sorted(CLAIM_FIELDS)}
+    return claim_fields(task, now) if now is not None else {}
+
+
 def to_view(
     task: Task,
     fields: Fields = "brief",
     *,
-    facts: TaskFacts | None = None,
-    blocks: list[str] | None = None,
+    about: TaskAbout | None = None,
     file_modified: datetime | None = None,
     max_body_chars: int | None = None,
     now: datetime | None = None,
 ) -> TaskView:
-    """A view of `task`; `full` adds every field, the computed facts and the body. Given
-    `now`, a claim shows whether its lease still runs."""
-    claim = claim_fields(task, now) if now is not None else {}
-    brief = {
-        "id": task.id,
-        "title": task.title,
-        "type": task.type,
-        "status": task.status,
-        "priority": task.priority,
-        "project": task.project,
-        "parent": task.parent,
-        **claim,
-    }
+    """A view of `task`; `full` adds every field, the graph's answer about it and the body.
+    Given `now` (or the answer), a claim shows whether its lease still runs."""
+    claim = _claim(task, about, now)
     if fields == "brief":
-        view = TaskView(**brief)
+        view = TaskView.model_validate({name: getattr(task, name) for name in _BRIEF_OWN} | claim)
         _clip_brief(view)
         return view
     body = task.body
     truncated = max_body_chars is not None and len(body) > max_body_chars
-    full: dict[str, Any] = {
-        **brief,
-        "order": task.order,
-        "depends_on": list(task.depends_on),
-        "soft_depends_on": list(task.soft_depends_on),
-        "tags": list(task.tags),
-        "assignee": task.assignee,
-        "complexity": task.complexity,
-        "effort": task.effort,
-        "context": task.context,
-        "due": task.due,
-        "created": task.created,
-        "modified": task.modified,
-        "completed": task.completed,
-        "path": task.path,
+    own: dict[str, Any] = {
+        **claim,
         "file_modified": file_modified,
         "extra": _extra_of(task, claim),
-        "blocks": blocks,
         "body": body[:max_body_chars] if truncated else body,
         "body_truncated": truncated,
     }
-    if facts is not None:
-        full |= {
-            "depth": facts.depth,
-            "child_count": facts.child_count,
-            "blocking_count": facts.blocking_count,
-            "is_leaf": facts.is_leaf,
-            "is_ready": facts.is_ready,
-            "is_blocked": facts.is_blocked,
-        }
-        if facts.deferred_until is not None:
-            full["deferred_until"] = facts.deferred_until
-    return TaskView(**full)
+    if about is None:
+        own["blocks"] = None  # outside the index: who it blocks is not known, and said so
+    return TaskView.model_validate(_Shown(own, about, task), from_attributes=True)
