@@ -206,7 +206,9 @@ class TaskOrders:
 
     @property
     def kept(self) -> int:
-        """How many ids the kept groups hold, all together."""
+        """How many ids the kept groups hold, all together: they live until an edit moves a
+        task within them, so the server can put them out of the cyclic GC's walks as it
+        does the loaded tasks."""
         return self._order.kept
 
     def key_of(self, task_id: str) -> Key:

@@ -236,12 +236,6 @@ class TaskIndex:
         sharing an index)."""
         return self.orders.view(kind, value, without=without)
 
-    def kept_ids(self) -> int:
-        """How many ids the groups kept in order hold (`in_order`), all together: they live
-        until an edit moves a task within them, so the server can put them out of the
-        cyclic GC's walks as it does the loaded tasks."""
-        return self.orders.kept
-
     def _ids(self, group: Group) -> list[str]:
         """A group's ids in the task order, as a new list."""
         return self.orders.ids(group)
@@ -337,9 +331,9 @@ class TaskIndex:
         """Everything a view of `task_id` says that its file does not, at `now`, in one
         answer: its facts, why it is blocked, its deferral and claim, and the first `shown`
         tasks it blocks (`graph/about.py`)."""
+        task, record, reasons = self.require(task_id), self.record(task_id), self.reasons(task_id)
         blocks = self.orders.view("depends_on", task_id)[:shown]
-        task, record = self.require(task_id), self.record(task_id)
-        return task_about(task, record, self.reasons(task_id), blocks, now)
+        return task_about(task, record, reasons, blocks, now)
 
     def ready_base(self, task_id: str) -> datetime | None:
         """What the readiness of `task_id` dates from (its `ready_since` while it is ready):

@@ -104,8 +104,9 @@ class ServerContext:
     def task_briefs(self, tasks: list[Task]) -> list[TaskBrief]:
         """The briefs of `tasks` (of the index or of another state of the tree), claims
         shown against the clock."""
+        claimed = any(CLAIMED_BY in task.extra for task in tasks)
         rows = self.brief_cache.of(tasks)
-        if any(CLAIMED_BY in task.extra for task in tasks):  # a lease runs out by the clock
+        if claimed:  # a lease runs out by the clock
             now = self.clock()
             rows = [
                 row.model_copy(update=claim_fields(task, now)) if CLAIMED_BY in task.extra else row

@@ -120,16 +120,17 @@ def _page_values(
 ) -> dict[str, Any]:
     lists = listing.sections.lists
     shown = {name: ids for name, ids in lists.items() if name not in listing.hidden}
+    totals = {name: len(ids) for name, ids in lists.items()}
     window = window_named(shown, offset, limit)
     values: dict[str, Any] = {}
-    for name, ids in lists.items():
+    for name, total in totals.items():
         part = window.parts.get(name, [])
         values[name] = listing.rows(part) if listing.rows else part
-        values[f"{name}_total"] = values[f"{name.removesuffix('_tasks')}_total"] = len(ids)
+        values[f"{name}_total"] = values[f"{name.removesuffix('_tasks')}_total"] = total
     values |= {
-        "count": sum(len(part) for part in window.parts.values()),
+        "count": sum(map(len, window.parts.values())),
         "total": window.total,
-        "totals": {name: len(ids) for name, ids in lists.items()},
+        "totals": totals,
     }
     for name, fact in listing.sections.facts.items():  # a nested listing: its first page
         nested = isinstance(fact, Listing)
@@ -216,16 +217,16 @@ def _written(annotation: Any, value: Any, args: PageArgs, asks: list[_Ask]) -> A
 
 def _answer(ctx: ServerContext, asks: list[_Ask], args: PageArgs) -> None:
     """The rows of every ask: the briefs in one call, the full views in another."""
-    for full in (False, True):
-        mine = [ask for ask in asks if ask.full is full]
-        ids = [i for ask in mine for i in ask.ids]
-        if not ids:
-            continue
+    asks = sorted(asks, key=attrgetter("full"))  # the briefs first, then the full views
+    brief_ids = [i for ask in asks if not ask.full for i in ask.ids]
+    view_ids = [i for ask in asks if ask.full for i in ask.ids]
+    rows: list[Any] = ctx.briefs(brief_ids) if brief_ids else []
+    if view_ids:
         _, max_body_chars = args.row_fields()
-        rows = ctx.views(ids, "full", max_body_chars=max_body_chars) if full else ctx.briefs(ids)
-        start = 0
-        for ask in mine:
-            ask.rows, start = rows[start : start + len(ask.ids)], start + len(ask.ids)
+        rows += ctx.views(view_ids, "full", max_body_chars=max_body_chars)
+    start = 0
+    for ask in asks:
+        ask.rows, start = rows[start : start + len(ask.ids)], start + len(ask.ids)
 
 
 _DUMP: TypeAdapter[list[Any]] = TypeAdapter(list[Any])

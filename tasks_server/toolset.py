@@ -166,11 +166,13 @@ class Toolset:
         if guidance is None or "blocked_reason" in guidance:
             return
         index = self.context.index
-        named = (getattr(args, key, None) for key in ("task_id", "parent_id", "scope_id", "scope"))
-        task_id = next((n for n in named if isinstance(n, str) and n in index), None)
-        reason = blocked_sentence(task_id, index.reasons(task_id)) if task_id else None
-        if reason is not None:
-            guidance["blocked_reason"] = reason
+        for key in ("task_id", "parent_id", "scope_id", "scope"):  # the first task named
+            task_id = getattr(args, key, None)
+            if isinstance(task_id, str) and task_id in index:
+                reason = blocked_sentence(task_id, index.reasons(task_id))
+                if reason is not None:
+                    guidance["blocked_reason"] = reason
+                return
 
     def _recovery(self, name: str, code: str, exc: Exception) -> tuple[str, list[str]]:
         """The step and tools that recover from an error: the error's own, else its code's
