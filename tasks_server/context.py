@@ -13,6 +13,7 @@ from graph.index import TaskIndex
 from storage.model import Task
 from storage.repository import mtime_of
 from storage.timestamps import utc_now
+from tasks_server.bots.catalog import BotCatalog
 from tasks_server.live import LiveTree
 from tasks_server.roots import is_installed_example
 from tasks_server.views import (
@@ -27,8 +28,7 @@ from tasks_server.views import (
 )
 
 if TYPE_CHECKING:
-    from tasks_server.bots.catalog import BotCatalog
-    from tasks_server.registry import ToolSpec
+    from tasks_server.spec import ToolSpec
 
 __all__ = ["ServerContext"]
 
@@ -56,8 +56,6 @@ class ServerContext:
 
     def load_bots(self) -> None:
         """Load and validate every bot config (a broken one fails start-up, by name)."""
-        from tasks_server.bots.catalog import BotCatalog  # noqa: PLC0415 - optional part
-
         self.bots = BotCatalog.load(self.bots_dir, self.live) if self.bots_dir else None
 
     def set_clock(self, now: datetime | None) -> None:
