@@ -106,6 +106,9 @@ def page(ctx: ServerContext, tool: str, args: BaseModel, listing: Listing[M], ta
     if listing.key is not None:
         query += (listing.key,)
     window = open_window(limit=args.limit, cursor=args.cursor, query=query, generation=generation)
+    unfilled = set() if listing.shape else listing.sections.lists.keys() - _names(target)
+    if unfilled:  # a list no field shows would be dropped without a word (a shape moves them)
+        raise TypeError(f"{tool}: no field of {target.__name__} holds {sorted(unfilled)}")
     values = _page_values(ctx, args, listing, window.offset, window.limit)
     next_cursor = window.next_cursor(values["total"])
     guidance = listing.guidance
@@ -113,6 +116,30 @@ def page(ctx: ServerContext, tool: str, args: BaseModel, listing: Listing[M], ta
         guidance = guidance.model_copy(update={"next_action": listing.more})
     values |= {"next_cursor": next_cursor, "guidance": guidance}
     return _fill(ctx, target, values, args)
+
+
+def check_totals(output: type[BaseModel]) -> None:
+    """TypeError unless every `<x>_total` field of a paged tool's output (nested models
+    too) counts a list of its model, `<x>` or `<x>_tasks`: what `page` fills it with. Run
+    where the tool is registered."""
+    for model in _models(output):
+        fields = model.model_fields
+        for name in fields:
+            stem = name.removesuffix("_total")
+            if stem != name and stem not in fields and f"{stem}_tasks" not in fields:
+                raise TypeError(f"{model.__name__}.{name} counts no list: no {stem} field")
+
+
+@cache  # an output model is fixed: read it once
+def _models(output: type[BaseModel]) -> tuple[type[BaseModel], ...]:
+    """`output` and the models nested in its fields, at any depth."""
+    nested = (_model(info.annotation) for info in output.model_fields.values())
+    return (output, *(m for model in nested if model is not None for m in _models(model)))
+
+
+@cache
+def _names(output: type[BaseModel]) -> frozenset[str]:
+    return frozenset(name for model in _models(output) for name in model.model_fields)
 
 
 def _page_values(

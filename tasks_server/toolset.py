@@ -138,7 +138,8 @@ class Toolset:
             args = spec.input_model.model_validate(arguments)
             writes = not spec.hints.read_only  # checks and write under the tree's write lock
             with self.context.live.snapshot(write=writes):  # every finished change is in it
-                self._check_project(spec, args)
+                if spec.project_arg is not None and spec.hints.read_only:
+                    self._check_project(getattr(args, spec.project_arg))
                 output = spec.handler(self.context, args)
                 if isinstance(output, Listing):
                     output = page(self.context, name, args, output, spec.output_model)
@@ -150,13 +151,10 @@ class Toolset:
             return Outcome(self._error(name, exc), True)
         return Outcome(data, False, text)
 
-    def _check_project(self, spec: ToolSpec, args: Any) -> None:
+    def _check_project(self, project: str | None) -> None:
         """A reading tool filtering by a project no task has is INVALID_ARGUMENT, never an
         empty success (a writer may name a new project)."""
-        project = getattr(args, "project", None)
-        if not spec.hints.read_only or not isinstance(project, str):
-            return
-        if not self.context.index.project_members(project):
+        if project is not None and not self.context.index.project_members(project):
             raise InvalidArgument("project", f"no task has project {shorten(project)!r}")
 
     def _explain_blocked(self, args: Any, data: dict[str, Any]) -> None:
