@@ -10,8 +10,10 @@ schema, the brief fields typed in an object open to the rest.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import fields
 from datetime import datetime
+from operator import attrgetter
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -246,25 +248,21 @@ def _extra_of(task: Task, claim: dict[str, Any]) -> dict[str, Any] | None:
     return {key: value for key, value in task.extra.items() if key not in shown} or None
 
 
-class _Shown:
-    """What a full view is validated from, by attribute: the view's own values (the body as
-    shown, the file's time), then the graph's answer, then the task. A name none of them
-    has is left unset (a view of a task outside the index has no computed facts)."""
-
-    __slots__ = ("_about", "_own", "_task")
-
-    def __init__(self, own: dict[str, Any], about: TaskAbout | None, task: Task) -> None:
-        self._own, self._about, self._task = own, about, task
-
-    def __getattr__(self, name: str) -> Any:
-        if name in self._own:
-            return self._own[name]
-        if self._about is not None and name in _ANSWERED:
-            return getattr(self._about, name)
-        return getattr(self._task, name)
+def _named(names: tuple[str, ...]) -> Callable[[object], dict[str, Any]]:
+    """A reader of the attributes `names` of an object, as a dict (one C-level read)."""
+    read = attrgetter(*names)
+    if len(names) == 1:
+        return lambda source: {names[0]: read(source)}
+    return lambda source: dict(zip(names, read(source), strict=True))
 
 
-_ANSWERED = frozenset(TaskAbout.__dataclass_fields__)
+_SHOWN = TaskView.model_fields.keys()
+_of_task = _named(tuple(f.name for f in fields(Task) if f.name in _SHOWN))
+_of_answer = _named(tuple(f.name for f in fields(TaskAbout) if f.name in _SHOWN))
+"""A full view is validated from these, by field name: every field of the task and of the
+graph's answer that the view has (`NOT_IN_VIEW` names the others), no list kept by hand."""
+
+
 _BRIEF_OWN = tuple(name for name in TaskBrief.model_fields if name not in CLAIM_FIELDS)
 
 
@@ -302,4 +300,5 @@ def to_view(
     }
     if about is None:
         own["blocks"] = None  # outside the index: who it blocks is not known, and said so
-    return TaskView.model_validate(_Shown(own, about, task), from_attributes=True)
+    answer = _of_answer(about) if about is not None else {}
+    return TaskView.model_validate(_of_task(task) | answer | own)
