@@ -4,7 +4,8 @@ often it enters the index.
     python -m bench.call_walk [--root DIR] [--task ID] [--show]
 
 Runs `get_task_neighborhood` and `create_task` on a copy of the tree (the bundled example by
-default) through `Toolset.run`, with a profiler noting every call into `storage`, `graph` or
+default), watched as a server watches it (a call then reads the watcher's changes, not the
+folders), through `Toolset.run`, with a profiler noting every call into `storage`, `graph` or
 `tasks_server`; a "stop" is a call into another module than the one before it (calls within a
 module are one stop). The MCP edge (`edge/server.py`, two stops) is outside this count.
 `--show` prints the stops. Figures only.
@@ -54,7 +55,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "tree"
         shutil.copytree(args.root, root)
-        toolset = open_toolset(root, watch=False)
+        toolset = open_toolset(root, watch=True)
         toolset.run("get_task_neighborhood", {"task_id": args.task})  # warm the caches
         calls = [
             ("get_task_neighborhood", {"task_id": args.task}),

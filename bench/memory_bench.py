@@ -111,7 +111,7 @@ def measure(root: Path) -> list[str]:
         ),
         "derived records": deep_size(index._records, seen),
         "tally": deep_size(index._tally, seen),
-        "kept orders": deep_size((index._order, index._sorted), seen),
+        "kept orders": deep_size((index.orders, index._sorted), seen),
     }
     lines += _table("part", parts, count)
     lines += _table("task record field", fields, count)

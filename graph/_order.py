@@ -40,9 +40,13 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
-from typing import Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 from storage.model import Task
+
+if TYPE_CHECKING:
+    from graph._store import Store
+    from graph._tally import Tally
 
 __all__ = [
     "Group",
@@ -51,6 +55,7 @@ __all__ = [
     "Move",
     "Order",
     "OrderedIds",
+    "TaskOrders",
     "groups_of",
     "sort_key",
 ]
@@ -187,3 +192,65 @@ class Order:
                 if ids is not None:
                     insort(ids, new.id, key=key_of)
                     self.kept += 1
+
+
+class TaskOrders:
+    """The groups of one index read so far, each kept in the task order, read from the
+    index's store and tally (where a group's members are: edges, projects, orphans) without
+    a call back into the index for them."""
+
+    def __init__(self, store: Store, tally: Tally) -> None:
+        self._store = store
+        self._tally = tally
+        self._order = Order()
+
+    @property
+    def kept(self) -> int:
+        """How many ids the kept groups hold, all together: they live until an edit moves a
+        task within them, so the server can put them out of the cyclic GC's walks as it
+        does the loaded tasks."""
+        return self._order.kept
+
+    def key_of(self, task_id: str) -> Key:
+        """The one task order of every list: (priority, order, id)."""
+        return sort_key(self._store.tasks[task_id])
+
+    def view(
+        self, kind: GroupKind, value: str | None = None, *, without: str | None = None
+    ) -> OrderedIds:
+        """A group's ids in the task order, as a live view (see `TaskIndex.in_order`);
+        `without` leaves that task out when a task has that id."""
+        skip = without if without in self._store.tasks else None
+        return self._order.view((kind, value), self.members, self.key_of, without=skip)
+
+    def ids(self, group: Group) -> list[str]:
+        """A group's ids in the task order, as a new list."""
+        return list(self._order.ids(group, self.members, self.key_of))
+
+    def existing(self, ids: Iterable[str]) -> list[str]:
+        """Those of `ids` that a task has, each once, in the task order."""
+        tasks = self._store.tasks
+        found = {i: tasks[i] for i in ids if i in tasks}
+        return [task.id for task in sorted(found.values(), key=sort_key)]
+
+    def members(self, group: Group) -> Iterable[str]:
+        """The ids in a group as the store has them now (unordered)."""
+        kind, value = group
+        store = self._store
+        if kind == "project":
+            return store.by_project.get(value, ())
+        if kind == "orphans":
+            return self._tally.orphans
+        if value is None:
+            return ()
+        if value in store.tasks:
+            return store.sources(kind, value)
+        return store.missing[kind].get(value, ())
+
+    def leave(self, moves: Sequence[Move]) -> None:
+        """First half of an edit, while the store still holds every old task."""
+        self._order.leave(moves, self.key_of)
+
+    def join(self, moves: Sequence[Move]) -> None:
+        """Second half, once the store holds every new task."""
+        self._order.join(moves, self.key_of)

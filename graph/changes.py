@@ -59,9 +59,10 @@ def _reach(index: TaskIndex, seeds: Iterable[str], kind: GroupKind) -> set[str]:
     descendants; `depends_on`: dependents). A seed need not exist yet."""
     found = set(seeds)
     frontier = list(found)
+    group = index.orders.view  # the kept orders, read group after group
     while frontier:
         task_id = frontier.pop()
-        for source in index.in_order(kind, task_id):
+        for source in group(kind, task_id):
             if source not in found:
                 found.add(source)
                 frontier.append(source)
@@ -85,8 +86,8 @@ def affected_region(index: TaskIndex, written: Iterable[str]) -> set[str]:
     written = set(written)
     dependents = _reach(index, written, "depends_on")
     region = _reach(index, dependents, "parent")
-    parents = (index.require(i).parent for i in written if i in index)
-    region.update(p for p in parents if p is not None and p in index)
+    parents = [index.require(i).parent for i in written if i in index]
+    region.update([p for p in parents if p is not None and p in index])
     return region
 
 
@@ -144,7 +145,7 @@ def _entered(
     after: Mapping[str, Standing],
     standing: Standing,
 ) -> list[str]:
-    moved = (i for i, now in after.items() if now == standing and before.get(i) != standing)
+    moved = [i for i, now in after.items() if now == standing and before.get(i) != standing]
     return index.sorted_ids(moved)
 
 

@@ -9,7 +9,8 @@ and standings are read only where the change can reach (`tree_delta`).
 
 A task is matched by id, never by path: a moved file is a change with `path` in its row.
 Readiness sections hold only tasks present in both states; `completed` are tasks whose
-status became `done`, `reopened` those that were done or cancelled and are open again.
+status went from open to `done`, `reopened` those that were done or cancelled and are open
+again.
 
 >>> from storage.model import Task
 >>> index = TaskIndex.build([
@@ -38,7 +39,7 @@ from graph.cycles import parent_cycle_through
 from graph.index import TaskIndex
 from graph.mismatches import family_of, terminal_mismatches
 from graph.sections import Sections
-from storage.model import TERMINAL_STATUSES, Task
+from storage.model import DONE_STATUS, TERMINAL_STATUSES, Task
 
 __all__ = [
     "SECTIONS",
@@ -358,21 +359,38 @@ def tree_delta(
 
 
 def _delta(earlier: _State, later: _State) -> TreeDelta:
-    ids = sorted(earlier.tasks)
-    both = [i for i in ids if earlier.tasks[i] is not None and later.tasks[i] is not None]
-    pairs = [(earlier.tasks[i], later.tasks[i]) for i in both]
-    rows = [_changed_row(old, new) for old, new in pairs if old is not None and new is not None]
+    pairs = _pairs(earlier, later)
     return TreeDelta(
-        added=[i for i in ids if earlier.tasks[i] is None and later.tasks[i] is not None],
-        removed=[i for i in ids if earlier.tasks[i] is not None and later.tasks[i] is None],
-        changed=[row for row in rows if row is not None],
+        added=_arrived(earlier, later),
+        removed=_arrived(later, earlier),
+        changed=_changed(pairs),
         became_ready=_entered(earlier, later, "ready"),
         became_blocked=_entered(earlier, later, "blocked"),
-        completed=[i for i, (o, n) in zip(both, pairs, strict=True) if _completed(o, n)],
-        reopened=[i for i, (o, n) in zip(both, pairs, strict=True) if _reopened(o, n)],
+        completed=[i for i, (old, new) in pairs.items() if _completed(old, new)],
+        reopened=[i for i, (old, new) in pairs.items() if _reopened(old, new)],
         problems_appeared=_only_in(later.problems, earlier.problems),
         problems_went_away=_only_in(earlier.problems, later.problems),
     )
+
+
+def _pairs(earlier: _State, later: _State) -> dict[str, tuple[Task, Task]]:
+    """Each id with a task in both states, in id order: its task before and after."""
+    pairs: dict[str, tuple[Task, Task]] = {}
+    for i in sorted(earlier.tasks):
+        old, new = earlier.tasks[i], later.tasks[i]
+        if old is not None and new is not None:
+            pairs[i] = (old, new)
+    return pairs
+
+
+def _arrived(before: _State, after: _State) -> list[str]:
+    """Ids with no task in `before` and one in `after`, sorted."""
+    return sorted(i for i, task in after.tasks.items() if task and before.tasks[i] is None)
+
+
+def _changed(pairs: dict[str, tuple[Task, Task]]) -> list[ChangedTask]:
+    rows = (_changed_row(old, new) for old, new in pairs.values())
+    return [row for row in rows if row is not None]
 
 
 def _entered(earlier: _State, later: _State, standing: str) -> list[str]:
@@ -385,14 +403,11 @@ def _entered(earlier: _State, later: _State, standing: str) -> list[str]:
     )
 
 
-def _completed(old: Task | None, new: Task | None) -> bool:
-    return old is not None and new is not None and old.status != "done" and new.status == "done"
+def _completed(old: Task, new: Task) -> bool:
+    """Open before, done after (a cancelled task marked done was not open: not completed)."""
+    return old.status not in TERMINAL_STATUSES and new.status == DONE_STATUS
 
 
-def _reopened(old: Task | None, new: Task | None) -> bool:
-    return (
-        old is not None
-        and new is not None
-        and old.status in TERMINAL_STATUSES
-        and new.status not in TERMINAL_STATUSES
-    )
+def _reopened(old: Task, new: Task) -> bool:
+    """Done or cancelled before, open after."""
+    return old.status in TERMINAL_STATUSES and new.status not in TERMINAL_STATUSES

@@ -30,7 +30,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Self
 
-from graph._order import Group, GroupKind, Order, OrderedIds, sort_key
+from graph._order import Group, GroupKind, OrderedIds, TaskOrders, sort_key
 from graph._records import (
     Local,
     Record,
@@ -41,6 +41,7 @@ from graph._records import (
 )
 from graph._store import Kind, Store
 from graph._tally import Tally
+from graph.about import TaskAbout, task_about
 from graph.errors import UnknownTask
 from graph.facts import CYCLE_SHOWN, BlockedReasons, TaskFacts
 from storage.bulk import gc_paused
@@ -61,7 +62,9 @@ class TaskIndex:
         self._store = Store()
         self._records: dict[str, Record] = {}
         self._tally = Tally()
-        self._order = Order()
+        self.orders = TaskOrders(self._store, self._tally)
+        """The groups kept in the task order (`in_order` reads one; a query reading several
+        reads them here)."""
         self._sorted: dict[str, tuple[str, ...]] = {}
 
     @classmethod
@@ -89,9 +92,9 @@ class TaskIndex:
         changed = {task.id: task for task in upserted}
         gone = set(removed) - changed.keys()
         moves = [(self.get(i), changed.get(i)) for i in changed.keys() | gone]
-        self._order.leave(moves, self.sort_key)
+        self.orders.leave(moves)
         self._settle(self._edit_store(changed.values(), gone))
-        self._order.join(moves, self.sort_key)
+        self.orders.join(moves)
 
     def _edit_store(self, upserted: Iterable[Task], removed: Iterable[str]) -> dict[str, Local]:
         """Edit the store (removals first); return the new `Local` of every remaining task
@@ -231,34 +234,11 @@ class TaskIndex:
         `"depends_on"`: the tasks it blocks, `"soft_depends_on"`). `without` leaves that task
         out. The first read of a group records it (a write: see the module docstring on
         sharing an index)."""
-        return self._order.view(
-            (kind, value),
-            self._group_members,
-            self.sort_key,
-            without=without if without in self else None,
-        )
-
-    def kept_ids(self) -> int:
-        """How many ids the groups kept in order hold (`in_order`), all together: they live
-        until an edit moves a task within them, so the server can put them out of the
-        cyclic GC's walks as it does the loaded tasks."""
-        return self._order.kept
+        return self.orders.view(kind, value, without=without)
 
     def _ids(self, group: Group) -> list[str]:
         """A group's ids in the task order, as a new list."""
-        return list(self._order.ids(group, self._group_members, self.sort_key))
-
-    def _group_members(self, group: Group) -> Iterable[str]:
-        """The ids in a group of `in_order` as the store has them now (unordered)."""
-        kind, value = group
-        store = self._store
-        if kind == "project":
-            return store.by_project.get(value, ())
-        if kind == "orphans":
-            return self._tally.orphans
-        if value is None:
-            return ()
-        return self.naming(kind, value)
+        return self.orders.ids(group)
 
     # --- edges -----------------------------------------------------------------------------
 
@@ -352,6 +332,14 @@ class TaskIndex:
             reasons=self.reasons(task_id),
             ready_since=self.ready_base(task_id) if record.ready else None,
         )
+
+    def about(self, task_id: str, now: datetime, *, shown: int) -> TaskAbout:
+        """Everything a view of `task_id` says that its file does not, at `now`, in one
+        answer: its facts, why it is blocked, its deferral and claim, and the first `shown`
+        tasks it blocks (`graph/about.py`)."""
+        task, record, reasons = self.require(task_id), self.record(task_id), self.reasons(task_id)
+        blocks = self.orders.view("depends_on", task_id)[:shown]
+        return task_about(task, record, reasons, blocks, now)
 
     def ready_base(self, task_id: str) -> datetime | None:
         """What the readiness of `task_id` dates from (its `ready_since` while it is ready):

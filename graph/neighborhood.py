@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from graph._order import TaskOrders
 from graph.index import TaskIndex
 from graph.sections import Sections
 from storage.model import Task
@@ -31,14 +32,10 @@ DECOMPOSITION_LISTS = ("existing_children", "siblings", "project_tasks")
 """The decomposition context's lists, in the order they are paged."""
 
 
-def _existing(index: TaskIndex, ids: Sequence[str]) -> list[str]:
-    return index.sorted_ids({i for i in ids if i in index})
-
-
-def _project_others(index: TaskIndex, task: Task) -> Sequence[str]:
+def _project_others(orders: TaskOrders, task: Task) -> Sequence[str]:
     if task.project is None:
         return []
-    return index.in_order("project", task.project, without=task.id)
+    return orders.view("project", task.project, without=task.id)
 
 
 def neighborhood(index: TaskIndex, task: Task) -> Sections:
@@ -53,21 +50,22 @@ def neighborhood(index: TaskIndex, task: Task) -> Sections:
     >>> neighborhood(index, index.require("b")).facts["dangling_dependencies"]
     ['z']
     """
-    task_id = task.id
+    task_id, orders = task.id, index.orders  # seven groups read from the kept orders
     parent = task.parent if task.parent in index else None
+    depends_on = orders.existing(task.depends_on)
     lists = {
-        "children": index.in_order("parent", task_id),
-        "depends_on": _existing(index, task.depends_on),
-        "blocks": index.in_order("depends_on", task_id),
-        "soft_depends_on": _existing(index, task.soft_depends_on),
-        "soft_blocks": index.in_order("soft_depends_on", task_id),
-        "same_project_tasks": _project_others(index, task),
-        "orphan_tasks": index.in_order("orphans", without=task_id),
+        "children": orders.view("parent", task_id),
+        "depends_on": depends_on,
+        "blocks": orders.view("depends_on", task_id),
+        "soft_depends_on": orders.existing(task.soft_depends_on),
+        "soft_blocks": orders.view("soft_depends_on", task_id),
+        "same_project_tasks": _project_others(orders, task),
+        "orphan_tasks": orders.view("orphans", without=task_id),
     }
     facts = {
         "parent": parent,
         "dangling_parent": task.parent if task.parent is not None and parent is None else None,
-        "dangling_dependencies": sorted({d for d in task.depends_on if d not in index}),
+        "dangling_dependencies": sorted(set(task.depends_on).difference(depends_on)),
     }
     return Sections(lists, facts)
 
@@ -81,11 +79,12 @@ def decomposition_context(index: TaskIndex, task: Task) -> Sections:
     >>> list(decomposition_context(index, index.require("a")).lists["siblings"])
     ['b']
     """
+    orders = index.orders
     parent = task.parent if task.parent in index else None
-    mates = [] if parent is None else index.in_order("parent", parent, without=task.id)
+    mates = [] if parent is None else orders.view("parent", parent, without=task.id)
     lists = {
-        "existing_children": index.in_order("parent", task.id),
+        "existing_children": orders.view("parent", task.id),
         "siblings": mates,
-        "project_tasks": _project_others(index, task),
+        "project_tasks": _project_others(orders, task),
     }
     return Sections(lists, {"parent": parent, "project": task.project})

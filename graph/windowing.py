@@ -51,10 +51,12 @@ def window_named(lists: Mapping[str, Sequence[T]], offset: int, limit: int | Non
     """Each list's part of the window `[offset, offset + limit)` over `lists` read in order
     (`limit=None`: to the end)."""
     parts: dict[str, list[T]] = {}
+    totals: dict[str, int] = {}
     start, stop = offset, None if limit is None else offset + limit
     for name, ids in lists.items():
         end = None if stop is None else max(stop, 0)
         parts[name] = list(ids[max(start, 0) : end])
-        start -= len(ids)
-        stop = None if stop is None else stop - len(ids)
-    return Windowed(parts, {name: len(ids) for name, ids in lists.items()})
+        size = totals[name] = len(ids)
+        start -= size
+        stop = None if stop is None else stop - size
+    return Windowed(parts, totals)

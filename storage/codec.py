@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
-from storage.errors import NotATask, ParseError, WouldNotLoad
+from storage.errors import NotATask, NotUtf8, ParseError, WouldNotLoad
 from storage.frontmatter import Parts, parse_front, split
 from storage.model import (
     DEFAULT_TYPE,
@@ -354,5 +354,5 @@ def from_bytes(data: bytes, rel: str) -> Task:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ParseError(rel, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+        raise NotUtf8(rel, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     return loads(text, path=rel, stem=rel.rsplit("/", 1)[-1].removesuffix(".md"))

@@ -2,7 +2,8 @@
 
     StorageError
     ├── ParseError(path, detail)      a file that is not a readable task
-    │   └── NotATask(path)            readable markdown, but no `title`: not a task
+    │   ├── NotATask(path)            readable markdown, but no `title`: not a task
+    │   └── NotUtf8(path, detail)     bytes that are not UTF-8 text
     ├── TaskNotFound(task_id)
     ├── InvalidId(task_id)            an id that could name a path outside the root
     ├── PathOutsideRoot(path)
@@ -30,6 +31,7 @@ __all__ = [
     "InvalidId",
     "NotATask",
     "NotInGit",
+    "NotUtf8",
     "ParseError",
     "PathOutsideRoot",
     "StorageError",
@@ -55,6 +57,10 @@ class ParseError(StorageError):
 class NotATask(ParseError):
     def __init__(self, path: str, detail: str = "frontmatter has no title") -> None:
         super().__init__(path, detail)
+
+
+class NotUtf8(ParseError):
+    """A file whose bytes are not UTF-8 text (a load problem of its own kind)."""
 
 
 class TaskNotFound(StorageError):

@@ -26,6 +26,7 @@ import zstandard
 __all__ = [
     "DEFAULT_PRIORITY",
     "DEFAULT_TYPE",
+    "DONE_STATUS",
     "ID_PATTERN",
     "KNOWN_STATUSES",
     "KNOWN_TYPES",
@@ -63,6 +64,7 @@ KNOWN_STATUSES = (
 TERMINAL_STATUSES = frozenset({"done", "cancelled"})
 READY_STATUSES = frozenset({"active"})
 IN_PROGRESS_STATUS = "in_progress"
+DONE_STATUS = "done"
 BLOCKED_STATUS = "blocked"
 REVIEW_STATUS = "review"
 

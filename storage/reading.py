@@ -18,7 +18,14 @@ import time
 from pathlib import Path
 
 from storage import codec
-from storage.errors import NotATask, ParseError, TaskNotFound, TooLarge, WouldNotLoad
+from storage.errors import (
+    NotATask,
+    NotUtf8,
+    ParseError,
+    TaskNotFound,
+    TooLarge,
+    WouldNotLoad,
+)
 from storage.files import Seen, read_bounded, read_regular
 from storage.model import Task
 from storage.table import FileResult, Problem, ProblemKind
@@ -215,9 +222,10 @@ def parse_result(relative: str, data: bytes, stamp: tuple[int, int]) -> FileResu
         task = codec.from_bytes(data, relative)
     except NotATask:
         return FileResult.of(relative, stamp)
+    except NotUtf8 as exc:
+        return problem_result(relative, stamp, "not_utf8", exc.detail)
     except ParseError as exc:
-        kind: ProblemKind = "not_utf8" if "UTF-8" in exc.detail else "parse_error"
-        return problem_result(relative, stamp, kind, exc.detail)
+        return problem_result(relative, stamp, "parse_error", exc.detail)
     return FileResult.of(relative, stamp, task=task)
 
 

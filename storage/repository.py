@@ -60,7 +60,7 @@ from storage.table import FileResult, FileTable
 from storage.temps import sweep_one, sweep_temps
 from storage.timestamps import check_expected, mtime_of
 from storage.trash import TRASH, move_to_trash
-from storage.walk import Listed, Survey, TreeRead, read_stale, survey_of, walk
+from storage.walk import Listed, Skipped, Survey, TreeRead, read_stale, survey_of, walk
 
 __all__ = [
     "FILE_STEM_CHARS",
@@ -117,7 +117,7 @@ class TaskRepository:
     def iter_paths(self) -> Iterator[str]:
         """Relative POSIX paths of every task file candidate, in no particular order."""
         for relative, entry in self._walk():
-            if not isinstance(entry, str):
+            if not isinstance(entry, Skipped):
                 yield relative
 
     def _walk(self) -> Iterator[Listed]:

@@ -13,15 +13,24 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from storage.journal import is_journal_temp
 from storage.reading import changed_of, problem_result, read_task_file
 from storage.table import FileResult, FileTable, ProblemKind, mark_of
 from storage.temps import is_temp_name
 
-__all__ = ["Listed", "Survey", "TreeRead", "is_utf8", "read_stale", "survey_of", "walk"]
+__all__ = ["Listed", "Skipped", "Survey", "TreeRead", "is_utf8", "read_stale", "survey_of", "walk"]
 
-Listed = tuple[str, os.DirEntry[str] | str]
+
+class Skipped(NamedTuple):
+    """A path the walk cannot use: what kind of load problem it is, and why."""
+
+    kind: ProblemKind
+    why: str
+
+
+Listed = tuple[str, os.DirEntry[str] | Skipped]
 """A walk's item: (relative path, directory entry), or (path, why it is skipped)."""
 Ignored = Callable[[str], bool]
 """True for a relative path (a folder's ends in `/`) the walk leaves out."""
@@ -68,7 +77,7 @@ def walk(root: str, ignored: Ignored, sweep: Sweep) -> Iterator[Listed]:
             folder = os.open(root + "/" + prefix, os.O_RDONLY | os.O_DIRECTORY)
         except OSError as exc:  # a folder we may not enter (lost+found), gone meanwhile
             if prefix and not isinstance(exc, FileNotFoundError):
-                yield prefix.rstrip("/"), f"folder not read: {exc.strerror}"
+                yield prefix.rstrip("/"), Skipped("unreadable", f"folder not read: {exc.strerror}")
             continue
         try:
             yield from _listed(prefix, folder, stack, ignored, sweep)
@@ -90,7 +99,7 @@ def _listed(
             relative = prefix + name
             is_folder = entry.is_dir(follow_symlinks=False)
             if not is_utf8(name) and (is_folder or name.endswith(".md")):
-                yield relative, "the name is not UTF-8: skipped (rename it to serve it)"
+                yield relative, _NOT_UTF8_NAME
             elif is_folder:
                 if not ignored(relative + "/"):
                     stack.append(relative + "/")
@@ -107,7 +116,7 @@ def survey_of(
     stale: list[str] = []
     links: set[str] = set()
     for relative, entry in listed:
-        if isinstance(entry, str):
+        if isinstance(entry, Skipped):
             found.append(_skipped(relative, entry))
             continue
         result = known.get(relative)
@@ -150,12 +159,14 @@ def is_utf8(name: str) -> bool:
     return True
 
 
-def _skipped(relative: str, why: str) -> FileResult:
+_NOT_UTF8_NAME = Skipped("not_utf8", "the name is not UTF-8: skipped (rename it to serve it)")
+
+
+def _skipped(relative: str, skipped: Skipped) -> FileResult:
     """A path the walk could not use, as a load problem under a printable name (bytes that
     are not UTF-8 shown as `\\xff`)."""
     shown = os.fsencode(relative).decode("utf-8", "backslashreplace")
-    kind: ProblemKind = "not_utf8" if "UTF-8" in why else "unreadable"
-    return problem_result(shown, (0, 0), kind, why)
+    return problem_result(shown, (0, 0), skipped.kind, skipped.why)
 
 
 def _mark_of_entry(entry: os.DirEntry[str]) -> bytes | None:

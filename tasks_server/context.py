@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 from graph.claims import CLAIMED_BY
 from graph.index import TaskIndex
-from graph.readiness import facts_at
 from storage.model import Task
 from storage.repository import mtime_of
 from storage.timestamps import utc_now
+from tasks_server.bots.catalog import BotCatalog
 from tasks_server.live import LiveTree
 from tasks_server.roots import is_installed_example
 from tasks_server.views import (
@@ -28,8 +28,7 @@ from tasks_server.views import (
 )
 
 if TYPE_CHECKING:
-    from tasks_server.bots.catalog import BotCatalog
-    from tasks_server.registry import ToolSpec
+    from tasks_server.spec import ToolSpec
 
 __all__ = ["ServerContext"]
 
@@ -57,8 +56,6 @@ class ServerContext:
 
     def load_bots(self) -> None:
         """Load and validate every bot config (a broken one fails start-up, by name)."""
-        from tasks_server.bots.catalog import BotCatalog  # noqa: PLC0415 - optional part
-
         self.bots = BotCatalog.load(self.bots_dir, self.live) if self.bots_dir else None
 
     def set_clock(self, now: datetime | None) -> None:
@@ -81,13 +78,10 @@ class ServerContext:
         now = self.clock()
         if fields == "brief":
             return to_view(task, now=now)
-        index = self.index
         return to_view(
             task,
             "full",
-            now=now,
-            facts=facts_at(index, task.id, now),
-            blocks=index.in_order("depends_on", task.id)[:BLOCKS_SHOWN],
+            about=self.index.about(task.id, now, shown=BLOCKS_SHOWN),
             file_modified=self.file_modified(task),
             max_body_chars=max_body_chars,
         )
@@ -108,8 +102,9 @@ class ServerContext:
     def task_briefs(self, tasks: list[Task]) -> list[TaskBrief]:
         """The briefs of `tasks` (of the index or of another state of the tree), claims
         shown against the clock."""
+        claimed = any(CLAIMED_BY in task.extra for task in tasks)
         rows = self.brief_cache.of(tasks)
-        if any(CLAIMED_BY in task.extra for task in tasks):  # a lease runs out by the clock
+        if claimed:  # a lease runs out by the clock
             now = self.clock()
             rows = [
                 row.model_copy(update=claim_fields(task, now)) if CLAIMED_BY in task.extra else row

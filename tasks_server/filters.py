@@ -13,7 +13,15 @@ from pydantic import Field
 
 from graph.filters import TaskFilter, keep
 from tasks_server.context import ServerContext
-from tasks_server.models import MAX_LIST_ITEMS, IdArg, Input, Priority, ShortText, Unset
+from tasks_server.models import (
+    MAX_LIST_ITEMS,
+    IdArg,
+    Input,
+    Priority,
+    ProjectArg,
+    ShortText,
+    Unset,
+)
 
 __all__ = ["STATUS_FILTER", "TaskFilterInput", "apply_filters"]
 
@@ -26,7 +34,7 @@ Tags = Annotated[list[ShortText], Field(max_length=MAX_LIST_ITEMS)]
 class TaskFilterInput(Input):
     """The filters every task list takes; each one given must hold."""
 
-    project: IdArg | Unset = Field(None, description="Only this project.")
+    project: ProjectArg | Unset = Field(None, description="Only this project.")
     type: ShortText | Unset = Field(None, description="Only this type.")
     priority_max: Priority | Unset = Field(None, description="Only priority <= this.")
     tags_any: Tags | Unset = Field(None, description="Only tasks with any of these tags.")
@@ -35,10 +43,6 @@ class TaskFilterInput(Input):
     unassigned: bool = Field(False, description="Only tasks with no assignee.")
     under: IdArg | Unset = Field(None, description="Only descendants of this task, at any depth.")
     unclaimed: bool = Field(False, description="Only tasks no live claim holds.")
-
-    def filters_given(self) -> dict[str, object]:
-        """The filter fields alone (for a cursor's query key)."""
-        return self.model_dump(include=set(TaskFilterInput.model_fields))
 
     def task_filter(self) -> TaskFilter:
         """The filters given, as the graph defines them."""

@@ -109,6 +109,9 @@ def page(ctx: ServerContext, tool: str, args: BaseModel, listing: Listing[M], ta
     if listing.key is not None:
         query += (listing.key,)
     window = open_window(limit=args.limit, cursor=args.cursor, query=query, generation=generation)
+    unfilled = set() if listing.shape else listing.sections.lists.keys() - _names(target)
+    if unfilled:  # a list no field shows would be dropped without a word (a shape moves them)
+        raise TypeError(f"{tool}: no field of {target.__name__} holds {sorted(unfilled)}")
     values = _page_values(ctx, args, listing, window.offset, window.limit)
     next_cursor = window.next_cursor(values["total"])
     guidance = listing.guidance
@@ -118,21 +121,46 @@ def page(ctx: ServerContext, tool: str, args: BaseModel, listing: Listing[M], ta
     return _fill(ctx, target, values, args)
 
 
+def check_totals(output: type[BaseModel]) -> None:
+    """TypeError unless every `<x>_total` field of a paged tool's output (nested models
+    too) counts a list of its model, `<x>` or `<x>_tasks`: what `page` fills it with. Run
+    where the tool is registered."""
+    for model in _models(output):
+        fields = model.model_fields
+        for name in fields:
+            stem = name.removesuffix("_total")
+            if stem != name and stem not in fields and f"{stem}_tasks" not in fields:
+                raise TypeError(f"{model.__name__}.{name} counts no list: no {stem} field")
+
+
+@cache  # an output model is fixed: read it once
+def _models(output: type[BaseModel]) -> tuple[type[BaseModel], ...]:
+    """`output` and the models nested in its fields, at any depth."""
+    nested = (_model(info.annotation) for info in output.model_fields.values())
+    return (output, *(m for model in nested if model is not None for m in _models(model)))
+
+
+@cache
+def _names(output: type[BaseModel]) -> frozenset[str]:
+    return frozenset(name for model in _models(output) for name in model.model_fields)
+
+
 def _page_values(
     ctx: ServerContext, args: PageArgs, listing: Listing[Any], offset: int, limit: int
 ) -> dict[str, Any]:
     lists = listing.sections.lists
     shown = {name: ids for name, ids in lists.items() if name not in listing.hidden}
+    totals = {name: len(ids) for name, ids in lists.items()}
     window = window_named(shown, offset, limit)
     values: dict[str, Any] = {}
-    for name, ids in lists.items():
+    for name, total in totals.items():
         part = window.parts.get(name, [])
         values[name] = listing.rows(part) if listing.rows else part
-        values[f"{name}_total"] = values[f"{name.removesuffix('_tasks')}_total"] = len(ids)
+        values[f"{name}_total"] = values[f"{name.removesuffix('_tasks')}_total"] = total
     values |= {
-        "count": sum(len(part) for part in window.parts.values()),
+        "count": sum(map(len, window.parts.values())),
         "total": window.total,
-        "totals": {name: len(ids) for name, ids in lists.items()},
+        "totals": totals,
     }
     for name, fact in listing.sections.facts.items():  # a nested listing: its first page
         nested = isinstance(fact, Listing)
@@ -140,27 +168,95 @@ def _page_values(
     return listing.shape(values) if listing.shape else values
 
 
+@dataclass
+class _Ask:
+    """The task rows one field holds, built once the ids of every field are known (all the
+    page's briefs in one call, all its full views in another)."""
+
+    ids: list[str]
+    full: bool
+    one: bool
+    order: tuple[str, ...] | None
+    rows: Sequence[Any] = ()
+
+    def written(self) -> Any:
+        if self.one:
+            return self.rows[0]
+        return self.rows if self.order is None else _in_columns(self.rows, self.order)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """An output model and its fields' values, task rows still asked for (`_Ask`)."""
+
+    model: type[BaseModel]
+    fields: dict[str, Any]
+
+    def built(self) -> Any:
+        values = self.fields.items()
+        return self.model(**{name: _built(value) for name, value in values})
+
+
+def _built(value: Any) -> Any:
+    return (
+        value.built()
+        if isinstance(value, _Plan)
+        else value.written()
+        if isinstance(value, _Ask)
+        else value
+    )
+
+
 def _fill(ctx: ServerContext, target: type[M], values: Mapping[str, Any], args: PageArgs) -> M:
-    """`target` from `values` by field name; a nested model is filled from the same values
-    (or from its own, for a section paged on its own); ids become the rows the field holds."""
+    """`target` from `values` by field name, the rows of every field built together."""
+    asks: list[_Ask] = []
+    plan = _plan(target, values, args, asks)
+    _answer(ctx, asks, args)
+    built: M = plan.built()
+    return built
+
+
+def _plan(
+    target: type[BaseModel], values: Mapping[str, Any], args: PageArgs, asks: list[_Ask]
+) -> _Plan:
+    """`target`'s fields from `values` by name; a nested model is filled from the same values
+    (or from its own, for a section paged on its own); ids become asks for rows."""
     filled: dict[str, Any] = {}
     for name, info in target.model_fields.items():
         value = values.get(name, _ABSENT)
         nested = _model(info.annotation)
         if nested is not None and isinstance(value, dict):  # a section paged on its own
-            filled[name] = _fill(ctx, nested, value, args)
+            filled[name] = _plan(nested, value, args, asks)
         elif nested is not None and value is _ABSENT:
-            filled[name] = _fill(ctx, nested, values, args)
+            filled[name] = _plan(nested, values, args, asks)
         elif value is not _ABSENT:
-            filled[name] = _written(ctx, info.annotation, value, args)
-    return target(**filled)
+            filled[name] = _written(info.annotation, value, args, asks)
+    return _Plan(target, filled)
 
 
-def _written(ctx: ServerContext, annotation: Any, value: Any, args: PageArgs) -> Any:
-    """The rows of a field, in columns when the input asks and the field may hold them."""
-    rows = _rows(ctx, annotation, value, args)
+def _written(annotation: Any, value: Any, args: PageArgs, asks: list[_Ask]) -> Any:
+    """The rows of a field (asked for, when ids become task rows), in columns when the
+    input asks and the field may hold them."""
     order = _column_order(annotation) if getattr(args, "format", None) == "columns" else None
-    return rows if order is None else _in_columns(rows, order)
+    ask = _ask(annotation, value, args, order)
+    if ask is not None:
+        asks.append(ask)
+        return ask
+    return value if order is None else _in_columns(value, order)
+
+
+def _answer(ctx: ServerContext, asks: list[_Ask], args: PageArgs) -> None:
+    """The rows of every ask: the briefs in one call, the full views in another."""
+    asks = sorted(asks, key=attrgetter("full"))  # the briefs first, then the full views
+    brief_ids = [i for ask in asks if not ask.full for i in ask.ids]
+    view_ids = [i for ask in asks if ask.full for i in ask.ids]
+    rows: list[Any] = ctx.briefs(brief_ids) if brief_ids else []
+    if view_ids:
+        _, max_body_chars = args.row_fields()
+        rows += ctx.views(view_ids, "full", max_body_chars=max_body_chars)
+    start = 0
+    for ask in asks:
+        ask.rows, start = rows[start : start + len(ask.ids)], start + len(ask.ids)
 
 
 _DUMP: TypeAdapter[list[Any]] = TypeAdapter(list[Any])
@@ -257,22 +353,19 @@ def _model(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
-def _rows(ctx: ServerContext, annotation: Any, value: Any, args: PageArgs) -> Any:
-    """`value` as the field declared `annotation` holds it: ids become briefs or task rows
-    (brief or full, as the arguments ask), an optional id an optional brief."""
+def _ask(annotation: Any, value: Any, args: PageArgs, order: tuple[str, ...] | None) -> _Ask | None:
+    """The rows `value` asks for as the field declared `annotation` holds them: ids become
+    briefs or task rows (brief or full, as the arguments ask), an optional id an optional
+    brief; None when the value is not ids of task rows."""
     kind = _task_kind(annotation)
     if kind is None or value is None or isinstance(value, BaseModel):
-        return value  # not task rows, or a row already built (the task view of a fact)
+        return None  # not task rows, or a row already built (the task view of a fact)
     if isinstance(value, list) and value and isinstance(value[0], BaseModel):
-        return value  # rows a Listing's `rows` built (tasks not in the index)
+        return None  # rows a Listing's `rows` built (tasks not in the index)
     if isinstance(value, str):
-        return ctx.briefs([value])[0]
-    if not value:
-        return []
-    if kind is TaskBrief:
-        return ctx.briefs(value)
-    fields, max_body_chars = args.row_fields()
-    return ctx.views(value, fields, max_body_chars=max_body_chars)
+        return _Ask([value], full=False, one=True, order=None)
+    full = kind is not TaskBrief and args.row_fields()[0] == "full"
+    return _Ask(list(value), full=full, one=False, order=order)
 
 
 @cache  # a field's annotation is fixed: read it once

@@ -252,10 +252,11 @@ class LiveTree:
                 paths |= self._stat_walk()
             if paths and self.repository.settle():  # a batch mid-apply: read it whole
                 paths |= self._changed_paths()
-            delta = Delta()
-            for relative in sorted(paths):
-                delta.extend(self._reread(relative))
-            self._apply(delta)
+            if paths:
+                delta = Delta()
+                for relative in sorted(paths):
+                    delta.extend(self._reread(relative))
+                self._apply(delta)
             self.feed.close_step(self.table.result)
             stats = RefreshStats(len(paths), time.perf_counter() - started)
             if paths:
@@ -408,7 +409,7 @@ class LiveTree:
         and freeze again, as after the load: a full collection would walk each id of these
         long-lived lists (at 1M, every project read: 45-55 ms). Collecting first leaves no
         garbage cycle frozen; an order that dies later is freed by its count as before."""
-        kept = self.index.kept_ids()
+        kept = self.index.orders.kept
         self._frozen_kept = min(self._frozen_kept, kept)  # a rebuilt index starts at none
         if kept - self._frozen_kept >= FREEZE_STEP:
             gc.collect()

@@ -64,6 +64,16 @@ AwareMoment = Annotated[AwareDatetime, BeforeValidator(_iso_text)]
 
 IdArg = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
 """A task id or project name the call names (matched exactly)."""
+
+
+class KnownProject:
+    """Marks an argument naming a project some task must have: a reading tool given one no
+    task has answers INVALID_ARGUMENT before its handler runs (`Toolset.run`), never an
+    empty success. The registry finds the mark where the argument is declared."""
+
+
+ProjectArg = Annotated[IdArg, KnownProject()]
+"""A project a reading tool filters by (a writer's project may be new: `NewIdArg`)."""
 NewIdArg = Annotated[str, Field(max_length=MAX_ID_CHARS, pattern=ID_PATTERN.pattern)]
 """An id or project name a new file will carry (letters, digits, '.', '_', '-')."""
 ShortText = Annotated[str, Field(max_length=MAX_SHORT_CHARS)]

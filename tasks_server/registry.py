@@ -2,8 +2,9 @@
 
 A tool is a plain function `fn(ctx, args) -> Output` declared with `@tool(...)` next to its
 input and output models; `discover()` imports every module of `tasks_server.tools`, so
-there is no hand-kept list. Nothing here knows the MCP SDK: `tasks_server.edge.server` turns
-specs into MCP tools, and the human CLI calls the same specs directly (`Toolset.run`).
+there is no hand-kept list (what a spec holds: `spec.py`). Nothing here knows the MCP SDK:
+`tasks_server.edge.server` turns specs into MCP tools, and the human CLI calls the same
+specs directly (`Toolset.run`).
 """
 
 from __future__ import annotations
@@ -11,78 +12,23 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args, get_origin
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
-from tasks_server.listing import Listing
+from tasks_server.listing import Listing, check_totals
+from tasks_server.models import KnownProject
+from tasks_server.spec import DuplicateTool, Handler, Hints, Tier, ToolSpec, by_name
 
 if TYPE_CHECKING:
     from tasks_server.context import ServerContext
 
 __all__ = ["DuplicateTool", "Handler", "Hints", "Tier", "ToolSpec", "by_name", "discover", "tool"]
 
-Tier = Literal["query", "mutation", "workflow", "admin"]
-
 In = TypeVar("In", bound=BaseModel)
 Out = TypeVar("Out", bound=BaseModel | Listing[Any])
-Handler = Callable[["ServerContext", Any], BaseModel | Listing[Any]]
-"""What the registry keeps: any handler; `tool` checks each one's types where it is written."""
-
-
-@dataclass(frozen=True, slots=True)
-class Hints:
-    """What a tool does to the world, as MCP's tool annotations say it."""
-
-    read_only: bool = False
-    destructive: bool = False
-    idempotent: bool = False
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """Everything needed to serve one tool."""
-
-    name: str
-    tier: Tier
-    description: str
-    input_model: type[BaseModel]
-    output_model: type[BaseModel]
-    handler: Handler
-    hints: Hints = field(default_factory=Hints)
-    meta: dict[str, Any] | None = None
-    origin: str = ""
-    """Where the tool comes from, for messages: a module, or a bot's config file."""
-    waits: bool = False
-    """The call may be held a long time (it waits for the tree to change): the MCP edge
-    runs it on threads of its own, so waiting calls never hold back the others."""
-
-    @property
-    def where(self) -> str:
-        return self.origin or getattr(self.handler, "__module__", "?")
-
-
-class DuplicateTool(ValueError):
-    """Two tools with one name: one line naming both, never a silent replacement."""
-
-    def __init__(self, first: ToolSpec, second: ToolSpec) -> None:
-        super().__init__(
-            f"two tools are named {first.name!r}: one from {first.where}, one from "
-            f"{second.where}; rename one of them"
-        )
-        self.name = first.name
-
-
-def by_name(specs: Iterable[ToolSpec]) -> dict[str, ToolSpec]:
-    """`specs` by name; DuplicateTool when two share one."""
-    found: dict[str, ToolSpec] = {}
-    for spec in specs:
-        if spec.name in found:
-            raise DuplicateTool(found[spec.name], spec)
-        found[spec.name] = spec
-    return found
 
 
 _DECLARED: dict[str, ToolSpec] = {}
@@ -104,6 +50,8 @@ def tool(
         hints = inspect.get_annotations(fn, eval_str=True)
         returned = hints["return"]
         origin: object = get_origin(returned)
+        if origin is Listing:  # a paged tool: its totals count its lists
+            check_totals(get_args(returned)[0])
         spec = ToolSpec(
             name=fn.__name__,
             tier=tier,
@@ -112,6 +60,7 @@ def tool(
             output_model=get_args(returned)[0] if origin is Listing else returned,
             handler=fn,
             hints=Hints(read_only, destructive, idempotent),
+            project_arg=project_arg(hints["args"], read_only=read_only),
             origin=f"{fn.__module__}.{fn.__qualname__}",
             waits=waits,
         )
@@ -122,6 +71,33 @@ def tool(
         return fn
 
     return declare
+
+
+def project_arg(model: type[BaseModel], *, read_only: bool) -> str | None:
+    """The argument of `model` declared `ProjectArg`, if any. A reading tool's argument
+    named `project` that is not declared so is refused here, where it is registered: the
+    toolset checks the declaration, never a name."""
+    marked = [name for name, info in model.model_fields.items() if _marked(info)]
+    if len(marked) > 1:
+        raise TypeError(f"{model.__name__} declares {marked} ProjectArg: one at most")
+    if read_only and not marked and "project" in model.model_fields:
+        raise TypeError(
+            f"{model.__name__}.project is not declared ProjectArg: a reading tool's project "
+            "must name one some task has (or rename the argument)"
+        )
+    return marked[0] if marked else None
+
+
+def _marked(info: FieldInfo) -> bool:
+    """Whether a field's declaration carries the `KnownProject` mark (in a union too)."""
+    pending: list[Any] = [info.annotation, *info.metadata]
+    while pending:
+        kind = pending.pop()
+        if isinstance(kind, KnownProject):
+            return True
+        pending.extend(get_args(kind))
+        pending.extend(getattr(kind, "__metadata__", ()))
+    return False
 
 
 def discover() -> list[ToolSpec]:

@@ -138,7 +138,8 @@ class Toolset:
             args = spec.input_model.model_validate(arguments)
             writes = not spec.hints.read_only  # checks and write under the tree's write lock
             with self.context.live.snapshot(write=writes):  # every finished change is in it
-                self._check_project(spec, args)
+                if spec.project_arg is not None and spec.hints.read_only:
+                    self._check_project(getattr(args, spec.project_arg))
                 output = spec.handler(self.context, args)
                 if isinstance(output, Listing):
                     output = page(self.context, name, args, output, spec.output_model)
@@ -150,13 +151,10 @@ class Toolset:
             return Outcome(self._error(name, exc), True)
         return Outcome(data, False, text)
 
-    def _check_project(self, spec: ToolSpec, args: Any) -> None:
+    def _check_project(self, project: str | None) -> None:
         """A reading tool filtering by a project no task has is INVALID_ARGUMENT, never an
         empty success (a writer may name a new project)."""
-        project = getattr(args, "project", None)
-        if not spec.hints.read_only or not isinstance(project, str):
-            return
-        if not self.context.index.project_members(project):
+        if project is not None and not self.context.index.project_members(project):
             raise InvalidArgument("project", f"no task has project {shorten(project)!r}")
 
     def _explain_blocked(self, args: Any, data: dict[str, Any]) -> None:
@@ -166,11 +164,13 @@ class Toolset:
         if guidance is None or "blocked_reason" in guidance:
             return
         index = self.context.index
-        named = (getattr(args, key, None) for key in ("task_id", "parent_id", "scope_id", "scope"))
-        task_id = next((n for n in named if isinstance(n, str) and n in index), None)
-        reason = blocked_sentence(task_id, index.reasons(task_id)) if task_id else None
-        if reason is not None:
-            guidance["blocked_reason"] = reason
+        for key in ("task_id", "parent_id", "scope_id", "scope"):  # the first task named
+            task_id = getattr(args, key, None)
+            if isinstance(task_id, str) and task_id in index:
+                reason = blocked_sentence(task_id, index.reasons(task_id))
+                if reason is not None:
+                    guidance["blocked_reason"] = reason
+                return
 
     def _recovery(self, name: str, code: str, exc: Exception) -> tuple[str, list[str]]:
         """The step and tools that recover from an error: the error's own, else its code's

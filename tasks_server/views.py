@@ -10,8 +10,10 @@ schema, the brief fields typed in an object open to the rest.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import fields
 from datetime import datetime
+from operator import attrgetter
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -26,8 +28,8 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
 from pydantic_core import CoreSchema
 
+from graph.about import TaskAbout
 from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, claim_of
-from graph.facts import TaskFacts
 from storage.model import Task
 from tasks_server.sizes import MAX_ID_CHARS, MAX_TITLE_CHARS, clip
 
@@ -35,6 +37,7 @@ __all__ = [
     "BLOCKS_SHOWN",
     "BRIEF_FIELDS",
     "CLAIM_FIELDS",
+    "NOT_IN_VIEW",
     "BriefCache",
     "Fields",
     "TaskBrief",
@@ -135,7 +138,9 @@ class TaskView(TaskBrief):
     body: str | None = Field(None, description="Markdown body.")
     body_truncated: bool | None = Field(None, description="True when the body was shortened.")
     deferred_until: datetime | None = Field(
-        None, description="When its defer_until ends, while still ahead: not ready until then."
+        None,
+        description="When its defer_until ends, while still ahead: not ready until then.",
+        exclude_if=_absent,
     )
 
     @model_serializer(mode="wrap")
@@ -229,6 +234,12 @@ def claim_fields(task: Task, now: datetime) -> dict[str, Any]:
     }
 
 
+NOT_IN_VIEW = frozenset({"packed_body", "reasons"})
+"""The task's fields and the graph's answer's that a full view does not show under their own
+name: the packed body (shown unpacked as `body`), why it is blocked (the result's guidance
+says it, `blocked_reason`). Every other one shows (a test holds it)."""
+
+
 def _extra_of(task: Task, claim: dict[str, Any]) -> dict[str, Any] | None:
     """The frontmatter keys no typed field shows: a claim key the claim fields show (who,
     until when) is left out, so each fact appears once; one they cannot show (a lease end
@@ -237,65 +248,57 @@ def _extra_of(task: Task, claim: dict[str, Any]) -> dict[str, Any] | None:
     return {key: value for key, value in task.extra.items() if key not in shown} or None
 
 
+def _named(names: tuple[str, ...]) -> Callable[[object], dict[str, Any]]:
+    """A reader of the attributes `names` of an object, as a dict (one C-level read)."""
+    read = attrgetter(*names)
+    if len(names) == 1:
+        return lambda source: {names[0]: read(source)}
+    return lambda source: dict(zip(names, read(source), strict=True))
+
+
+_SHOWN = TaskView.model_fields.keys()
+_of_task = _named(tuple(f.name for f in fields(Task) if f.name in _SHOWN))
+_of_answer = _named(tuple(f.name for f in fields(TaskAbout) if f.name in _SHOWN))
+"""A full view is validated from these, by field name: every field of the task and of the
+graph's answer that the view has (`NOT_IN_VIEW` names the others), no list kept by hand."""
+
+
+_BRIEF_OWN = tuple(name for name in TaskBrief.model_fields if name not in CLAIM_FIELDS)
+
+
+def _claim(task: Task, about: TaskAbout | None, now: datetime | None) -> dict[str, Any]:
+    """The claim fields: the graph's answer's, or read from the task against `now`."""
+    if about is not None:
+        return {name: getattr(about, name) for name in sorted(CLAIM_FIELDS)}
+    return claim_fields(task, now) if now is not None else {}
+
+
 def to_view(
     task: Task,
     fields: Fields = "brief",
     *,
-    facts: TaskFacts | None = None,
-    blocks: list[str] | None = None,
+    about: TaskAbout | None = None,
     file_modified: datetime | None = None,
     max_body_chars: int | None = None,
     now: datetime | None = None,
 ) -> TaskView:
-    """A view of `task`; `full` adds every field, the computed facts and the body. Given
-    `now`, a claim shows whether its lease still runs."""
-    claim = claim_fields(task, now) if now is not None else {}
-    brief = {
-        "id": task.id,
-        "title": task.title,
-        "type": task.type,
-        "status": task.status,
-        "priority": task.priority,
-        "project": task.project,
-        "parent": task.parent,
-        **claim,
-    }
+    """A view of `task`; `full` adds every field, the graph's answer about it and the body.
+    Given `now` (or the answer), a claim shows whether its lease still runs."""
+    claim = _claim(task, about, now)
     if fields == "brief":
-        view = TaskView(**brief)
+        view = TaskView.model_validate({name: getattr(task, name) for name in _BRIEF_OWN} | claim)
         _clip_brief(view)
         return view
     body = task.body
     truncated = max_body_chars is not None and len(body) > max_body_chars
-    full: dict[str, Any] = {
-        **brief,
-        "order": task.order,
-        "depends_on": list(task.depends_on),
-        "soft_depends_on": list(task.soft_depends_on),
-        "tags": list(task.tags),
-        "assignee": task.assignee,
-        "complexity": task.complexity,
-        "effort": task.effort,
-        "context": task.context,
-        "due": task.due,
-        "created": task.created,
-        "modified": task.modified,
-        "completed": task.completed,
-        "path": task.path,
+    own: dict[str, Any] = {
+        **claim,
         "file_modified": file_modified,
         "extra": _extra_of(task, claim),
-        "blocks": blocks,
         "body": body[:max_body_chars] if truncated else body,
         "body_truncated": truncated,
     }
-    if facts is not None:
-        full |= {
-            "depth": facts.depth,
-            "child_count": facts.child_count,
-            "blocking_count": facts.blocking_count,
-            "is_leaf": facts.is_leaf,
-            "is_ready": facts.is_ready,
-            "is_blocked": facts.is_blocked,
-        }
-        if facts.deferred_until is not None:
-            full["deferred_until"] = facts.deferred_until
-    return TaskView(**full)
+    if about is None:
+        own["blocks"] = None  # outside the index: who it blocks is not known, and said so
+    answer = _of_answer(about) if about is not None else {}
+    return TaskView.model_validate(_of_task(task) | answer | own)

@@ -1,16 +1,23 @@
 """The layers: storage <- graph <- tasks_server, with networkx and mcp kept in their layer, and
 inside tasks_server the three faces (edge: MCP, human: the commands, editor: the language
-server) over the core they share."""
+server) over the core they share; no import circle between our modules, and every tool
+handler typed."""
 
 from __future__ import annotations
 
 import ast
+import inspect
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, get_type_hints
 
 import pytest
+from pydantic import BaseModel
 
+from tasks_server.context import ServerContext
+from tasks_server.registry import discover
 from tests.conftest import REPO
 
 OURS = {"storage", "graph", "tasks_server", "bench", "tests"}
@@ -136,3 +143,102 @@ def test_the_mcp_sdk_never_loads_in_a_language_server_process(tmp_path: Path) ->
         timeout=120,
     )
     assert done.stderr.strip().splitlines()[-1] == "0 ['pygls']"
+def test_only_the_entry_point_knows_both_faces() -> None:
+    found = set().union(*(imports_of(path) for path in ENTRY))
+    assert any(n.startswith("tasks_server.edge") for n in found)
+    assert any(n.startswith("tasks_server.human") for n in found)
+
+
+PRODUCT = ("storage", "graph", "tasks_server")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return isinstance(test, ast.Name | ast.Attribute) and "TYPE_CHECKING" in ast.unparse(test)
+
+
+def runtime_imports(path: Path, known: set[str]) -> set[str]:
+    """Our modules `path` imports when it runs: at module level or inside a function (a
+    deferred import runs too), not in an `if TYPE_CHECKING:` block (never run: annotations
+    may name each other both ways). `from a import b` imports module `a.b` when it is one."""
+    found: set[str] = set()
+    pending: list[ast.AST] = [ast.parse(path.read_text(encoding="utf-8"))]
+    while pending:
+        node = pending.pop()
+        if _is_type_checking(node):
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            named = {f"{node.module}.{alias.name}" for alias in node.names}
+            found.update((named & known) or {node.module})
+        pending.extend(ast.iter_child_nodes(node))
+    return found & known
+
+
+def import_circle() -> list[str]:
+    """One circle of imports between product modules (deferred ones counted), or none."""
+    paths = {_module_name(path): path for package in PRODUCT for path in modules(package)}
+    edges = {name: runtime_imports(path, set(paths)) - {name} for name, path in paths.items()}
+    state: dict[str, int] = {}  # 1: on the walk's path, 2: done
+
+    def walk(name: str, trail: list[str]) -> list[str]:
+        state[name] = 1
+        for target in sorted(edges[name]):
+            if state.get(target) == 1:
+                return [*trail[trail.index(target) :], target] if target in trail else [target]
+            if target not in state and (found := walk(target, [*trail, target])):
+                return found
+        state[name] = 2
+        return []
+
+    for name in sorted(edges):
+        if name not in state and (circle := walk(name, [name])):
+            return circle
+    return []
+
+
+def test_no_import_circle_between_product_modules_counting_deferred_imports() -> None:
+    assert import_circle() == []
+
+
+def test_a_deferred_import_that_closes_a_circle_is_found(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("import b\n")
+    (tmp_path / "b.py").write_text("def later():\n    import a\n")
+    (tmp_path / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import a\n"
+    )
+    known = {"a", "b", "c"}
+    assert runtime_imports(tmp_path / "b.py", known) == {"a"}
+    assert runtime_imports(tmp_path / "c.py", known) == set()
+
+
+def test_no_tool_handler_takes_an_untyped_context_or_arguments(tmp_path: Path) -> None:
+    shutil.copytree(REPO / "data" / "bots", tmp_path / "bots")
+    context = ServerContext.open(tmp_path, watch=False)
+    specs = [*discover(), *context.bot_specs()]
+    context.close()
+    assert any(spec.tier == "workflow" for spec in specs)  # the bots' generated tools too
+    for spec in specs:
+        hints = get_type_hints(spec.handler, localns=TYPED_ONLY)
+        context_type, args_type = (hints.get(name, Any) for name in _parameters(spec.handler))
+        assert context_type is ServerContext, spec.name
+        assert args_type is not Any and _is_model(args_type), spec.name
+
+
+TYPED_ONLY = {"ServerContext": ServerContext}
+"""A name a bot handler's module imports only for type checking (it would close a circle)."""
+
+
+def _parameters(handler: object) -> list[str]:
+    return list(inspect.signature(handler).parameters)  # type: ignore[arg-type]
+
+
+def _is_model(kind: object) -> bool:
+    bound = getattr(kind, "__bound__", kind)  # a bot handler's input is a TypeVar of models
+    return isinstance(bound, type) and issubclass(bound, BaseModel)

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -28,7 +28,10 @@ from tasks_server.bots.errors import BotConfigError, UnknownBot
 from tasks_server.bots.models import ActionInput, BotResult, CloseInput, ProjectInput, RestartInput
 from tasks_server.bots.project import TaskTree
 from tasks_server.bots.runtime import BotRuntime
-from tasks_server.registry import Hints, ToolSpec
+from tasks_server.spec import Hints, ToolSpec
+
+if TYPE_CHECKING:
+    from tasks_server.context import ServerContext
 
 __all__ = ["BotCatalog", "bot_specs"]
 
@@ -116,26 +119,26 @@ def _hints(*, idempotent: bool) -> Hints:
     return Hints(read_only=False, destructive=False, idempotent=idempotent)
 
 
-Call = Callable[[Any, datetime], BotResult]
+In = TypeVar("In", bound=BaseModel)
+Call = Callable[[In, datetime], BotResult]
+"""What a bot tool does: its input and the server's clock reading."""
 
 
-def _clock(context: Any) -> datetime:
-    """The server context's clock (tests fix it), else the wall clock."""
-    clock = getattr(context, "clock", None)
-    return clock() if callable(clock) else datetime.now(UTC)
-
-
-def _handler(call: Call) -> Callable[[Any, Any], BaseModel]:
+def _handler(call: Call[In]) -> Callable[[ServerContext, In], BotResult]:
     """A registry handler; bot errors are ToolFailures and propagate to the one mapping."""
-    return lambda context, args: call(args, _clock(context))
+
+    def handle(context: ServerContext, args: In) -> BotResult:
+        return call(args, context.clock())
+
+    return handle
 
 
 def _spec(
     name: str,
     description: str,
     patterns: list[str],
-    input_model: type[BaseModel],
-    call: Call,
+    input_model: type[In],
+    call: Call[In],
     *,
     idempotent: bool = True,
 ) -> ToolSpec:

@@ -22,7 +22,16 @@ from tasks_server.context import ServerContext
 from tasks_server.filters import STATUS_FILTER
 from tasks_server.guidance import guide
 from tasks_server.listing import Limit, Listing, PageArgs
-from tasks_server.models import MAX_SINCE_DAYS, Count, Envelope, IdArg, Input, PageInfo, Unset
+from tasks_server.models import (
+    MAX_SINCE_DAYS,
+    Count,
+    Envelope,
+    IdArg,
+    Input,
+    PageInfo,
+    ProjectArg,
+    Unset,
+)
 from tasks_server.registry import tool
 from tasks_server.tools.changes import review_changes
 from tasks_server.tools.structure import SignalsPage, signals_listing
@@ -65,7 +74,7 @@ def get_graph_metrics(ctx: ServerContext, args: GetGraphMetricsInput) -> GetGrap
 class GetTaskScoringFactorsInput(PageArgs):
     ready_only: bool = Field(True, description="Only ready tasks.")
     include_done: bool = Field(False, description="Also done and cancelled tasks.")
-    project: IdArg | Unset = Field(None, description="Only this project.")
+    project: ProjectArg | Unset = Field(None, description="Only this project.")
     limit: Limit = 50
 
 
@@ -98,7 +107,7 @@ def get_task_scoring_factors(
 
 
 class GetTasksWithTopologyInput(PageArgs):
-    project: IdArg | Unset = Field(None, description="Only this project.")
+    project: ProjectArg | Unset = Field(None, description="Only this project.")
     status: str | Unset = Field(None, description=STATUS_FILTER)
     min_depth: Count | Unset = Field(None, description="Only tasks at least this deep.")
     min_blocking_count: Count | Unset = Field(

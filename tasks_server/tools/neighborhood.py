@@ -59,8 +59,9 @@ def get_decomposition_context(
     ctx: ServerContext, args: TaskIdInput
 ) -> Listing[GetDecompositionContextOutput]:
     """A task to split, with its children, parent, siblings and project peers."""
-    task = ctx.index.require(args.task_id)
-    found = neighborhood.decomposition_context(ctx.index, task)
+    index = ctx.index
+    task = index.require(args.task_id)
+    found = neighborhood.decomposition_context(index, task)
     then = f"Propose children, then call decompose_task on {args.task_id}"
     return Listing(
         found.with_facts(task=ctx.view(task, "full")),
@@ -122,8 +123,9 @@ def get_task_neighborhood(
             "INVALID_ARGUMENT",
             f"unknown sections {unknown}; choose from {', '.join(NEIGHBORHOOD_LISTS)}",
         )
-    task = ctx.index.require(args.task_id)
-    found = neighborhood.neighborhood(ctx.index, task)
+    index = ctx.index
+    task = index.require(args.task_id)
+    found = neighborhood.neighborhood(index, task)
     chosen = NEIGHBORHOOD_LISTS if args.sections is None else args.sections
     return Listing(
         found.with_facts(task=ctx.view(task, "full")),

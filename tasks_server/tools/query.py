@@ -27,6 +27,7 @@ from tasks_server.models import (
     Input,
     PageInfo,
     Priority,
+    ProjectArg,
     TaskPage,
     Unset,
 )
@@ -164,7 +165,7 @@ def get_dependencies(ctx: ServerContext, args: GetDependenciesInput) -> GetDepen
 
 class GetTaskTreeInput(Input):
     task_id: IdArg | Unset = Field(None, description="Root of the subtree.")
-    project: IdArg | Unset = Field(None, description="Or: a whole project.")
+    project: ProjectArg | Unset = Field(None, description="Or: a whole project.")
     max_depth: Depth | Unset = Field(None, description="Levels below the root.")
     max_nodes: int = Field(
         TREE_NODES_LIMIT, ge=1, le=TREE_NODES_LIMIT, description="Nodes shown, level by level."
@@ -234,7 +235,7 @@ def _in_order(nodes: list[TreeNode]) -> list[TreeNode]:
 
 
 class ProjectPagedInput(TaskListArgs):
-    project: IdArg | Unset = Field(None, description="Only this project.")
+    project: ProjectArg | Unset = Field(None, description="Only this project.")
 
 
 class GetReadyTasksInput(TaskFilterInput, TaskListArgs):

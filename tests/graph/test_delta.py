@@ -119,7 +119,18 @@ def test_problems_and_standings_read_around_the_change_equal_whole_indexes(seed:
     before, after = whole_standings(earlier), whole_standings(later)
     assert found.became_ready == entered(before, after, "ready")
     assert found.became_blocked == entered(before, after, "blocked")
+    both = sorted(earlier.keys() & later.keys())
+    assert found.added == sorted(later.keys() - earlier.keys())
+    assert found.removed == sorted(earlier.keys() - later.keys())
+    moves = {i: (coarse(earlier[i]), coarse(later[i])) for i in both}
+    assert found.completed == [i for i in both if moves[i] == ("open", "done")]
+    assert found.reopened == [i for i in both if moves[i] in {("done", "open"), ("closed", "open")}]
     assert TaskIndex.build(on_disk.values()).ids() == index.ids()  # put back as it was
+
+
+def coarse(task: Task) -> str:
+    """done, closed (cancelled) or open: what completed and reopened tell apart."""
+    return "done" if task.status == "done" else "closed" if task.status == "cancelled" else "open"
 
 
 def test_generated_trees_hold_every_kind_of_problem_that_can_come_and_go() -> None:

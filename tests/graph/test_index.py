@@ -301,16 +301,16 @@ def test_a_remembered_order_is_left_out_of_the_cyclic_gcs_walks() -> None:
 
 def test_the_kept_orders_count_their_ids_through_reads_and_edits() -> None:
     index = index_of(task("a", project="p"), task("b", project="p"), task("c", project="q"))
-    assert index.kept_ids() == 0  # nothing read yet
+    assert index.orders.kept == 0  # nothing read yet
     index.in_order("project", "p")
     index.in_order("project", "q")
-    assert index.kept_ids() == 3
+    assert index.orders.kept == 3
     index.apply([replace(index.require("c"), project="p")])  # from q, now empty, to p
     index.apply([replace(index.require("a"), priority=0)])  # moved within p
     assert list(index.in_order("project", "p")) == ["a", "b", "c"]
-    assert index.kept_ids() == 3
+    assert index.orders.kept == 3
     index.apply(removed=["b"])
-    assert index.kept_ids() == 2
+    assert index.orders.kept == 2
 
 
 def test_the_tasks_naming_a_deferral_are_known_through_loads_and_edits() -> None:

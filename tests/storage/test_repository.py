@@ -569,3 +569,12 @@ def test_a_batch_that_changes_no_bytes_writes_nothing(tmp_path: Path) -> None:
     before = path.stat()
     assert repo.write_batch([], [("a.md", {"title": "A"})]) == []
     assert (path.stat().st_ino, path.stat().st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_a_parse_error_quoting_utf8_is_a_parse_error_and_a_bad_name_is_not_utf8(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "quoted.md", "---\nid: ../UTF-8\ntitle: Q\n---\n")
+    (tmp_path / "bad-\udcff-name.md").write_text(TASK.format(id="n", title="N"))
+    problems = {(p.path, p.kind) for p in TaskRepository(tmp_path).scan().problems()}
+    assert problems == {("quoted.md", "parse_error"), ("bad-\\xff-name.md", "not_utf8")}

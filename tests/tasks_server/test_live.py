@@ -227,12 +227,12 @@ def test_orders_that_reads_keep_are_frozen_out_of_the_gcs_walks_in_steps(
         projects = tree.index.projects()
         with tree.snapshot():
             orders = [tree.index.in_order("project", name) for name in projects]
-        kept = tree.index.kept_ids()
+        kept = tree.index.orders.kept
         assert kept >= 5
         unfrozen = {id(o) for o in gc.get_objects()}
         assert all(id(order._ids) not in unfrozen for order in orders)  # frozen, not walked
         with tree.snapshot():  # nothing new kept: no collection, no freeze
             frozen = gc.get_freeze_count()
-        assert gc.get_freeze_count() == frozen and tree.index.kept_ids() == kept
+        assert gc.get_freeze_count() == frozen and tree.index.orders.kept == kept
     finally:
         tree.close()

@@ -1,16 +1,20 @@
 """Task views: a full view stays bounded (a hub's dependents are counted in full and listed
 by id up to a page, in task order); brief rows are kept per task record and never outlive
-an edit."""
+an edit; a full view shows every field of the task and of the graph's answer about it."""
 
 from __future__ import annotations
 
+from dataclasses import fields
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
-from storage.model import Task
-from tasks_server.views import BLOCKS_SHOWN, BriefCache
+from graph.about import TaskAbout
+from graph.index import TaskIndex
+from storage.model import Task, pack_text
+from tasks_server.views import BLOCKS_SHOWN, NOT_IN_VIEW, BriefCache, to_view
 from tests.conftest import write
 from tests.tasks_server.conftest import call, make_server
 
@@ -109,3 +113,37 @@ async def test_claim_keys_no_field_can_show_stay_in_extra_as_written(tmp_path: P
     assert odd["extra"] == {"claim_expires": "soon", "size": "big"}  # not a time: kept
     assert "claimed_by" not in nobody  # an empty name is no claim: both keys as written
     assert nobody["extra"] == {"claimed_by": "", "claim_expires": "2026-11-22", "size": "big"}
+
+
+def every_field_set() -> Task:
+    """A task with every field of the model given a value of its own."""
+    when = datetime(2026, 3, 1, tzinfo=UTC)
+    return Task(
+        id="full", title="Full", path="full.md", type="bug", status="active", priority=1,
+        order=3, parent="up", depends_on=("dep",), soft_depends_on=("soft",), project="p",
+        tags=("t",), assignee="ann", complexity="high", effort="2d", context="ctx",
+        due=when, created=when, modified=when, completed=when, packed_body=pack_text("Body"),
+        extra={"defer_until": "2027-01-01", "claimed_by": "agent-1",
+               "claim_expires": "2027-01-01T00:00:00Z", "note": "kept"},
+    )  # fmt: skip
+
+
+def test_every_task_field_and_every_answer_of_the_graph_shows_in_a_full_view() -> None:
+    task = every_field_set()
+    index = TaskIndex.build([task, Task(id="waits", title="W", path="w.md", depends_on=("full",))])
+    now = datetime(2026, 6, 1, tzinfo=UTC)
+    answer = index.about("full", now, shown=BLOCKS_SHOWN)
+    shown = to_view(task, "full", about=answer, now=now).model_dump(mode="json")
+    declared = {f.name for f in fields(Task)} | {f.name for f in fields(TaskAbout)}
+    assert declared >= NOT_IN_VIEW  # an exclusion names a field that exists
+    assert sorted(declared - NOT_IN_VIEW - shown.keys()) == []
+    assert shown["blocks"] == ["waits"] and shown["deferred_until"] == "2027-01-01T00:00:00Z"
+    assert shown["claimed_by"] == "agent-1" and shown["claim_live"] is True
+    assert shown["extra"] == {"defer_until": "2027-01-01", "note": "kept"}
+    assert shown["body"] == "Body" and shown["depends_on"] == ["dep"]
+
+
+def test_a_view_of_a_task_outside_the_index_has_no_computed_facts_and_says_blocks_null() -> None:
+    shown = to_view(every_field_set(), "full").model_dump(mode="json")
+    assert shown["blocks"] is None and "depth" not in shown and "is_ready" not in shown
+    assert "claimed_by" not in shown and shown["extra"]["claimed_by"] == "agent-1"
