@@ -14,6 +14,7 @@
     ├── ImportFailed(source, detail)  an importer could not write its tree
     └── HistoryError(detail)          the tree's git history cannot answer
         ├── NotInGit(root)            the root is not inside a git work tree
+        ├── GitMissing()              no `git` command on PATH
         └── UnknownRevision(rev, why) no such commit here (another repo's, or cut off by a
                                       shallow clone)
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 __all__ = [
     "AlreadyExists",
     "Conflict",
+    "GitMissing",
     "HistoryError",
     "ImportFailed",
     "InvalidId",
@@ -145,6 +147,11 @@ class NotInGit(HistoryError):
     def __init__(self, root: str) -> None:
         super().__init__(f"the task root {root} is not inside a git work tree; revisions need git")
         self.root = root
+
+
+class GitMissing(HistoryError):
+    def __init__(self) -> None:
+        super().__init__("git is not installed (no `git` command on PATH); history needs git")
 
 
 class UnknownRevision(HistoryError):

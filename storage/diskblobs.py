@@ -1,0 +1,101 @@
+"""Git blob ids of the files on disk, computed here rather than by git.
+
+Comparing the work tree with a commit through git (`git diff`, `git status`, `diff-index`)
+makes git hash the files whose stat data it doubts, through the clean filter or filter
+process the tree's `.gitattributes` names and its configuration defines (any program), and
+runs `core.fsmonitor`. So the work tree is compared here: a file's blob id is the hash of
+`blob <size>\\0<content>` (SHA-1, or SHA-256 in a SHA-256 repository), read as the reader
+reads it, with no filter and no end-of-line conversion. A file whose stored form differs
+(a clean filter, `eol=crlf`) then merely looks changed and is parsed to be compared, so the
+answer stays right and only costs a parse.
+
+Each id is kept with the file's stat (mtime, size, inode change time, inode), as git's index
+keeps it: asking again about an untouched file costs one `stat`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import weakref
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["DiskBlobs", "blob_id"]
+
+_CHUNK = 1 << 20
+
+
+def blob_id(data: bytes, algorithm: str = "sha1") -> str:
+    """Git's id of a blob holding `data`.
+
+    >>> blob_id(b"")
+    'e69de29bb2d1d6484b8b5d4e3f5ce2d3fbf8e88d'
+    """
+    hashed = hashlib.new(algorithm, b"blob %d\0" % len(data))
+    hashed.update(data)
+    return hashed.hexdigest()
+
+
+def _stat_key(found: os.stat_result) -> tuple[int, int, int, int]:
+    return found.st_mtime_ns, found.st_size, found.st_ctime_ns, found.st_ino
+
+
+def _file_id(path: Path, size: int, algorithm: str) -> str | None:
+    hashed = hashlib.new(algorithm, b"blob %d\0" % size)
+    try:
+        with path.open("rb") as file:
+            read = 0
+            while chunk := file.read(_CHUNK):
+                hashed.update(chunk)
+                read += len(chunk)
+    except OSError:
+        return None
+    return hashed.hexdigest() if read == size else None
+
+
+class DiskBlobs:
+    """Blob ids of the files under one root, remembered by stat (one per object holding it)."""
+
+    def __init__(self, root: Path, algorithm: str) -> None:
+        self.root = root
+        self.algorithm = algorithm
+        self._known: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+
+    def ids(self, paths: Iterable[str]) -> dict[str, str | None]:
+        """Each path's blob id (None: no regular file there, or unreadable); ids of paths
+        not asked about this time are forgotten."""
+        found: dict[str, str | None] = {}
+        known: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+        for path in paths:
+            found[path] = self._id(path, known)
+        self._known = known
+        return found
+
+    def _id(self, path: str, known: dict[str, tuple[tuple[int, int, int, int], str]]) -> str | None:
+        try:
+            looked = os.stat(self.root / path, follow_symlinks=False)
+        except OSError:
+            return None
+        key = _stat_key(looked)
+        kept = self._known.get(path)
+        if kept is not None and kept[0] == key:
+            known[path] = kept
+            return kept[1]
+        if not (looked.st_mode & 0o170000 == 0o100000):
+            return None
+        found = _file_id(self.root / path, looked.st_size, self.algorithm)
+        if found is not None:
+            known[path] = (key, found)
+        return found
+
+
+_KEPT: weakref.WeakKeyDictionary[object, DiskBlobs] = weakref.WeakKeyDictionary()
+
+
+def disk_blobs(owner: object, root: Path, algorithm: str) -> DiskBlobs:
+    """The `DiskBlobs` kept for `owner` (a file table: it lives as long as the table)."""
+    kept = _KEPT.get(owner)
+    if kept is None or kept.root != root or kept.algorithm != algorithm:
+        kept = _KEPT[owner] = DiskBlobs(root, algorithm)
+    return kept
