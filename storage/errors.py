@@ -2,7 +2,8 @@
 
     StorageError
     ├── ParseError(path, detail)      a file that is not a readable task
-    │   └── NotATask(path)            readable markdown, but no `title`: not a task
+    │   ├── NotATask(path)            readable markdown, but no `title`: not a task
+    │   └── ConflictedFile(path, id)  the file holding the id has merge-conflict markers
     ├── TaskNotFound(task_id)
     ├── InvalidId(task_id)            an id that could name a path outside the root
     ├── PathOutsideRoot(path)
@@ -26,6 +27,7 @@ from __future__ import annotations
 __all__ = [
     "AlreadyExists",
     "Conflict",
+    "ConflictedFile",
     "GitMissing",
     "HistoryError",
     "ImportFailed",
@@ -52,6 +54,16 @@ class ParseError(StorageError):
         super().__init__(f"{path}: {detail}")
         self.path = path
         self.detail = detail
+
+
+class ConflictedFile(ParseError):
+    def __init__(self, path: str, task_id: str) -> None:
+        super().__init__(
+            path,
+            f"task {task_id!r} is in a file with unresolved merge-conflict markers "
+            "(<<<<<<< ======= >>>>>>>): resolve the conflict, then call again",
+        )
+        self.task_id = task_id
 
 
 class NotATask(ParseError):

@@ -179,4 +179,3 @@ def arm(found: History, names: list[str], marks: Path) -> None:
 def marks_made(marks: Path) -> list[str]:
     """The traps that went off."""
     return sorted(path.name for path in marks.iterdir())
-
