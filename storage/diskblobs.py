@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["DiskBlobs", "blob_id"]
+__all__ = ["DiskBlobs", "blob_id", "disk_blobs"]
 
 _CHUNK = 1 << 20
 
@@ -82,7 +83,7 @@ class DiskBlobs:
         if kept is not None and kept[0] == key:
             known[path] = kept
             return kept[1]
-        if not (looked.st_mode & 0o170000 == 0o100000):
+        if not stat.S_ISREG(looked.st_mode):
             return None
         found = _file_id(self.root / path, looked.st_size, self.algorithm)
         if found is not None:

@@ -5,12 +5,12 @@ back as that state holds them, so nothing outside the change is read or parsed.
 files replaced. Between two commits the files that differ come from `git diff-tree`
 (`tree_at`). The tree at commit X seen from the disk (`disk_tree_at`) is the file table
 (the tree on disk as the reader holds it) with the files that differ put back as X holds
-them. Telling which files differ means comparing the
-whole tree with X once (`git ls-tree` lists X's blob ids, `storage.diskblobs` hashes the
-files on disk, remembered by stat; git itself never reads a work-tree file, so no filter the
-tree's `.gitattributes` names can run; `git ls-files --others` walks every folder); after that the table's journal says which paths were put or dropped since,
-and only those are compared again: the table plays the part git's fsmonitor plays for
-`git status`. One comparison is kept per (table, commit), the last few commits asked.
+them. Telling which files differ means comparing the whole tree with X once (`git
+ls-tree` lists X's blob ids, `storage.diskblobs` hashes the files on disk, remembered by
+stat: git never reads a work-tree file, so no filter the tree's `.gitattributes` names can
+run); after that the table's journal says which paths were put or dropped since, and only
+those are compared again: the table plays the part git's fsmonitor plays for `git status`.
+One comparison is kept per (table, commit), the last few commits asked.
 
 A path differs when the table and X hold different contents for it (parsed: the task and
 the problem), except a file on disk that X lacks and git ignores (untracked and matching a

@@ -15,16 +15,46 @@ from tests.gitrepo import EPOCH, commit_all, git, init
 
 __all__ = ["TRAPS", "History", "arm", "hostile_history", "marks_made"]
 
-HOOKS = (
-    "applypatch-msg pre-applypatch post-applypatch pre-commit pre-merge-commit "
-    "prepare-commit-msg commit-msg post-commit pre-rebase post-checkout post-merge pre-push "
-    "pre-receive update proc-receive post-receive post-update reference-transaction "
-    "push-to-checkout pre-auto-gc post-rewrite fsmonitor-watchman post-index-change"
-).split()
-COMMANDS = (
-    "rev-parse rev-list log show diff diff-tree diff-index diff-files ls-files ls-tree "
-    "cat-file check-ignore status"
-).split()
+HOOKS = [
+    "applypatch-msg",
+    "pre-applypatch",
+    "post-applypatch",
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-rebase",
+    "post-checkout",
+    "post-merge",
+    "pre-push",
+    "pre-receive",
+    "update",
+    "proc-receive",
+    "post-receive",
+    "post-update",
+    "reference-transaction",
+    "push-to-checkout",
+    "pre-auto-gc",
+    "post-rewrite",
+    "fsmonitor-watchman",
+    "post-index-change",
+]
+COMMANDS = [
+    "rev-parse",
+    "rev-list",
+    "log",
+    "show",
+    "diff",
+    "diff-tree",
+    "diff-index",
+    "diff-files",
+    "ls-files",
+    "ls-tree",
+    "cat-file",
+    "check-ignore",
+    "status",
+]
 
 
 class History:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from storage.conflicts import conflict_ids, has_conflict_markers, sides
-from tests.gittraps import History, hostile_history
 from tests.gitrepo import EPOCH, commit_all, git, git_env
+from tests.gittraps import History, hostile_history
 from tests.reliability.stdio import ServerProcess, stop_all
 
 
