@@ -155,6 +155,17 @@ class GitTree:
                 del _TREE_DIFFS[next(iter(_TREE_DIFFS))]
         return dict(kept)
 
+    def index_listing(self) -> tuple[bytes, int]:
+        """Git's index entries under the root with their recorded stat (`ls-files --stage
+        --debug`: read from the index file, no work-tree file opened), and when the index
+        was written (ns; taken before the listing, so a later write only makes more entries
+        look racy); (b"", 0) when there is no index."""
+        try:
+            written = (self.git_dir / "index").stat().st_mtime_ns
+        except OSError:
+            return b"", 0
+        return self.run("ls-files", "-z", "--stage", "--debug"), written
+
     def untracked_ignored(self) -> set[str]:
         """The `*.md` files on disk that git neither tracks nor would list (ignored)."""
         return set(_names(self.run("ls-files", *_OTHERS, "--ignored", "--", "*.md")))

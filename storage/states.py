@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from storage.diskblobs import disk_blobs
+from storage.diskblobs import disk_blobs, index_hints
 from storage.history import GitTree, results_at, results_of
 from storage.model import Task
 from storage.table import FileResult, FileTable
@@ -205,7 +205,8 @@ def disk_differences(
     in both states, not differing)."""
     at_commit = git.blobs(commit)
     algorithm = "sha256" if len(commit) == 64 else "sha1"
-    on_disk = disk_blobs(table, git.root, algorithm).ids(table.files.keys())
+    hints = index_hints(*git.index_listing())
+    on_disk = disk_blobs(table, git.root, algorithm).ids(table.files.keys(), hints)
     ignored = (git.untracked_ignored() & on_disk.keys()) - at_commit.keys()
     found: dict[str, str | None] = {
         path: blob for path, blob in at_commit.items() if on_disk.get(path) != blob
