@@ -9,12 +9,14 @@ reads it, with no filter and no end-of-line conversion. A file whose stored form
 (a clean filter, `eol=crlf`) then merely looks changed and is parsed to be compared, so the
 answer stays right and only costs a parse.
 
-Each id is kept with the file's stat (mtime, size, inode change time, inode), as git's index
-keeps it: asking again about an untouched file costs one `stat`. The first time, git's index
-lends its own record (`git ls-files --stage --debug`: each entry's blob id and the stat the
-file had when git hashed it, read as data; no file content read by git): a file whose stat
-still matches its entry, and is not racily clean (modified no earlier than the index was
-written, as git itself checks), has the entry's blob id, so only the other files are read.
+An id is that of the content the file table read (the table's results carry the stat each
+file had then: mtime, size, inode change time, inode), kept with that stat as git's index
+keeps it: asking again about a file the table has not re-read costs nothing. The first
+time, git's index lends its own record (`git ls-files --stage --debug`: each entry's blob
+id and the stat the file had when git hashed it, read as data; git opens no work-tree
+file): a file whose stat still matches its entry, and is not racily clean (modified no
+earlier than the index was written, as git itself checks), has the entry's blob id, so only
+the other files are read.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
-from storage.table import MARK_BYTES, mark_of
+from storage.table import MARK_BYTES, FileResult, mark_of
 
 __all__ = ["DiskBlobs", "IndexHints", "blob_id", "disk_blobs", "index_hints"]
 
@@ -44,14 +46,12 @@ IndexHints = dict[str, tuple[_Stat, str]]
 """Path → (the stat the index recorded, as `_index_stat` reads one; the entry's blob id)."""
 
 
-def _index_stat(found: os.stat_result) -> _Stat:
-    """A stat as git's index keeps it: seconds and nanoseconds of ctime and mtime, the inode
-    and the size, 32 bits each."""
-    ctime, mtime = divmod(found.st_ctime_ns, 10**9), divmod(found.st_mtime_ns, 10**9)
-    return (
-        ctime[0] & _LOW, ctime[1], mtime[0] & _LOW, mtime[1], found.st_ino & _LOW,
-        found.st_size & _LOW,
-    )  # fmt: skip
+def _index_stat(result: FileResult) -> _Stat:
+    """The stat a result was read at, as git's index keeps one: seconds and nanoseconds of
+    ctime and mtime, the inode and the size, 32 bits each."""
+    (mtime_ns, size), (ctime_ns, inode) = result.stamp, result.changed
+    ctime, mtime = divmod(ctime_ns, 10**9), divmod(mtime_ns, 10**9)
+    return ctime[0] & _LOW, ctime[1], mtime[0] & _LOW, mtime[1], inode & _LOW, size & _LOW
 
 
 def index_hints(listing: bytes, written_ns: int) -> IndexHints:
@@ -83,63 +83,66 @@ def blob_id(data: bytes, algorithm: str = "sha1") -> str:
     return hashed.hexdigest()
 
 
-def _stat_mark(found: os.stat_result) -> bytes:
-    return mark_of((found.st_mtime_ns, found.st_size), (found.st_ctime_ns, found.st_ino))
-
-
-def _file_id(path: Path, size: int, algorithm: str) -> bytes | None:
-    hashed = hashlib.new(algorithm, b"blob %d\0" % size)
+def _file_id(path: str, mark: bytes, algorithm: str) -> bytes | None:
+    """The digest of the file at `path` if it still has the stat `mark` (else None: it is
+    no longer what the table read)."""
     try:
-        with path.open("rb") as file:
-            read = 0
-            while chunk := file.read(_CHUNK):
-                hashed.update(chunk)
-                read += len(chunk)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
-    return hashed.digest() if read == size else None
+    try:
+        looked = os.fstat(fd)
+        now = mark_of((looked.st_mtime_ns, looked.st_size), (looked.st_ctime_ns, looked.st_ino))
+        if not stat.S_ISREG(looked.st_mode) or now != mark:
+            return None
+        hashed = hashlib.new(algorithm, b"blob %d\0" % looked.st_size)
+        read = 0
+        while chunk := os.read(fd, _CHUNK):
+            hashed.update(chunk)
+            read += len(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return hashed.digest() if read == looked.st_size else None
 
 
 class DiskBlobs:
-    """Blob ids of the files under one root, remembered by stat (one per object holding it):
-    each as one `bytes`, the stat mark then the digest (about 90 bytes a file)."""
+    """Blob ids of the files a file table read under one root, remembered by the stat the
+    table read each at (one `bytes` a file, that mark then the digest: about 90 bytes)."""
 
     def __init__(self, root: Path, algorithm: str) -> None:
         self.root = root
         self.algorithm = algorithm
         self._known: dict[str, bytes] = {}
 
-    def ids(self, paths: Iterable[str], hints: IndexHints | None = None) -> dict[str, str | None]:
-        """Each path's blob id (None: no regular file there, or unreadable), taken from
-        `hints` where a file's stat matches its entry; ids of paths not asked about this
-        time are forgotten."""
+    def ids(
+        self, results: Iterable[FileResult], hints: IndexHints | None = None
+    ) -> dict[str, str | None]:
+        """The blob id of the content each result was read from (None: unknown, the file
+        changed or went since): remembered, vouched for by an index entry with the same
+        stat, or read again while the file still has that stat. Ids of files not asked
+        about this time are forgotten."""
         found: dict[str, str | None] = {}
         known: dict[str, bytes] = {}
-        for path in paths:
-            kept = self._id(path, (hints or {}).get(path))
+        hints = hints or {}
+        root = str(self.root)
+        for result in results:
+            kept = self._known.get(result.path)
+            if kept is None or kept[:MARK_BYTES] != result.mark:
+                kept = self._id(root, result, hints.get(result.path))
             if kept is not None:
-                known[path] = kept
-            found[path] = None if kept is None else kept[MARK_BYTES:].hex()
+                known[result.path] = kept
+            found[result.path] = None if kept is None else kept[MARK_BYTES:].hex()
         self._known = known
         return found
 
-    def _id(self, path: str, hint: tuple[_Stat, str] | None) -> bytes | None:
-        """The stat mark and digest of the file at `path`, hashed again only when its stat
-        changed (and no index entry vouches for it)."""
-        try:
-            looked = os.stat(self.root / path, follow_symlinks=False)
-        except OSError:
-            return None
-        mark = _stat_mark(looked)
-        kept = self._known.get(path)
-        if kept is not None and kept[:MARK_BYTES] == mark:
-            return kept
-        if not stat.S_ISREG(looked.st_mode):
-            return None
-        if hint is not None and hint[0] == _index_stat(looked):
-            return mark + bytes.fromhex(hint[1])
-        digest = _file_id(self.root / path, looked.st_size, self.algorithm)
-        return None if digest is None else mark + digest
+    def _id(self, root: str, result: FileResult, hint: tuple[_Stat, str] | None) -> bytes | None:
+        if hint is not None and hint[0] == _index_stat(result):
+            return result.mark + bytes.fromhex(hint[1])
+        path = os.path.join(root, *result.path.split("/"))
+        digest = _file_id(path, result.mark, self.algorithm)
+        return None if digest is None else result.mark + digest
 
 
 _KEPT: weakref.WeakKeyDictionary[object, DiskBlobs] = weakref.WeakKeyDictionary()

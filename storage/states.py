@@ -206,7 +206,7 @@ def disk_differences(
     at_commit = git.blobs(commit)
     algorithm = "sha256" if len(commit) == 64 else "sha1"
     hints = index_hints(*git.index_listing())
-    on_disk = disk_blobs(table, git.root, algorithm).ids(table.files.keys(), hints)
+    on_disk = disk_blobs(table, git.root, algorithm).ids(table.files.values(), hints)
     ignored = (git.untracked_ignored() & on_disk.keys()) - at_commit.keys()
     found: dict[str, str | None] = {
         path: blob for path, blob in at_commit.items() if on_disk.get(path) != blob

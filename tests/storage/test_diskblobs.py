@@ -7,7 +7,14 @@ from pathlib import Path
 
 from storage.diskblobs import DiskBlobs, blob_id, index_hints
 from storage.history import GitTree
+from storage.reading import read_task_file
+from storage.table import FileResult
 from tests.gitrepo import git, init
+
+
+def read(root: Path, *names: str) -> list[FileResult]:
+    found = [read_task_file(name, str(root / name), 1 << 20) for name in names]
+    return [result for result in found if result is not None]
 
 
 def test_each_file_gets_the_id_git_would_give_it_and_an_edit_gets_a_new_one(
@@ -16,14 +23,22 @@ def test_each_file_gets_the_id_git_would_give_it_and_an_edit_gets_a_new_one(
     root = init(tmp_path / "repo")
     (root / "a.md").write_bytes(b"---\ntitle: A\n---\n")
     (root / "b.md").write_bytes(b"")
-    (root / "link.md").symlink_to(root / "a.md")
     blobs = DiskBlobs(root, "sha1")
-    first = blobs.ids(["a.md", "b.md", "link.md", "gone.md"])
+    first = blobs.ids(read(root, "a.md", "b.md"))
     assert first["a.md"] == git(root, "hash-object", "a.md")
     assert first["b.md"] == blob_id(b"") == git(root, "hash-object", "b.md")
-    assert first["link.md"] is None and first["gone.md"] is None
     (root / "a.md").write_bytes(b"---\ntitle: A again\n---\n")
-    assert blobs.ids(["a.md"])["a.md"] == git(root, "hash-object", "a.md")
+    assert blobs.ids(read(root, "a.md"))["a.md"] == git(root, "hash-object", "a.md")
+
+
+def test_a_file_changed_or_gone_since_the_table_read_it_has_no_id(tmp_path: Path) -> None:
+    root = init(tmp_path / "repo")
+    (root / "a.md").write_bytes(b"one\n")
+    (root / "b.md").write_bytes(b"two\n")
+    results = read(root, "a.md", "b.md")
+    (root / "a.md").write_bytes(b"one, longer\n")
+    (root / "b.md").unlink()
+    assert DiskBlobs(root, "sha1").ids(results) == {"a.md": None, "b.md": None}
 
 
 def test_a_sha256_repository_gets_sha256_ids(tmp_path: Path) -> None:
@@ -31,7 +46,8 @@ def test_a_sha256_repository_gets_sha256_ids(tmp_path: Path) -> None:
     root.mkdir()
     git(root, "init", "-q", "--object-format=sha256")
     (root / "a.md").write_bytes(b"x\n")
-    assert DiskBlobs(root, "sha256").ids(["a.md"])["a.md"] == git(root, "hash-object", "a.md")
+    found = DiskBlobs(root, "sha256").ids(read(root, "a.md"))
+    assert found["a.md"] == git(root, "hash-object", "a.md")
 
 
 def test_an_index_entry_whose_stat_still_matches_vouches_for_the_file_unless_racy(
@@ -47,6 +63,6 @@ def test_an_index_entry_whose_stat_still_matches_vouches_for_the_file_unless_rac
     assert set(hints) == {"a.md"} and hints["a.md"][1] == git(root, "hash-object", "a.md")
     assert index_hints(listing, 0) == {}  # every entry modified after the index: racy
     lied = {"a.md": (hints["a.md"][0], "0" * 40)}
-    assert DiskBlobs(root, "sha1").ids(["a.md"], lied)["a.md"] == "0" * 40  # read as data
+    assert DiskBlobs(root, "sha1").ids(read(root, "a.md"), lied)["a.md"] == "0" * 40
     os.utime(root / "a.md", ns=(1, 1))
-    assert DiskBlobs(root, "sha1").ids(["a.md"], lied)["a.md"] == hints["a.md"][1]
+    assert DiskBlobs(root, "sha1").ids(read(root, "a.md"), lied)["a.md"] == hints["a.md"][1]
