@@ -27,49 +27,65 @@ import re
 import stat
 import weakref
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from storage.table import MARK_BYTES, FileResult, mark_of
 
-__all__ = ["DiskBlobs", "IndexHints", "blob_id", "disk_blobs", "index_hints"]
+__all__ = ["NO_HINTS", "DiskBlobs", "IndexHints", "blob_id", "disk_blobs", "index_hints"]
 
 _CHUNK = 1 << 20
 _ENTRY = re.compile(
     rb"(\d{6}) ([0-9a-f]{40,64}) (\d)\t([^\0]*)\0"
-    rb"  ctime: (\d+):(\d+)\n  mtime: (\d+):(\d+)\n  dev: \d+\tino: (\d+)\n"
+    rb"  ctime: (\d+:\d+)\n  mtime: (\d+:\d+)\n  dev: \d+\tino: (\d+)\n"
     rb"  uid: \d+\tgid: \d+\n  size: (\d+)\tflags: ([0-9a-f]+)\n"
 )
 _UNTRUSTED_FLAGS = (1 << 29) | (1 << 30)  # intent-to-add, skip-worktree: no stat to trust
 _LOW = 0xFFFFFFFF  # the index keeps 32 bits of each number
-_Stat = tuple[int, int, int, int, int, int]
-IndexHints = dict[str, tuple[_Stat, str]]
-"""Path → (the stat the index recorded, as `_index_stat` reads one; the entry's blob id)."""
 
 
-def _index_stat(result: FileResult) -> _Stat:
-    """The stat a result was read at, as git's index keeps one: seconds and nanoseconds of
-    ctime and mtime, the inode and the size, 32 bits each."""
+@dataclass(frozen=True, slots=True)
+class IndexHints:
+    """Git's index entries that may vouch for a file: path → (the stat recorded, as
+    `_index_stat` spells one; the blob id), and when the index was written (ns): an entry
+    whose file was modified no earlier is racily clean and vouches for nothing."""
+
+    entries: dict[str, tuple[bytes, str]]
+    written_ns: int
+
+    def blob_of(self, result: FileResult) -> str | None:
+        """The blob id an entry vouches for the content `result` was read from, if any."""
+        entry = self.entries.get(result.path)
+        if entry is None or result.stamp[0] >= self.written_ns:
+            return None
+        return entry[1] if entry[0] == _index_stat(result) else None
+
+
+NO_HINTS = IndexHints({}, 0)
+
+
+def _index_stat(result: FileResult) -> bytes:
+    """The stat a result was read at, as `git ls-files --debug` shows an entry's: ctime and
+    mtime as seconds:nanoseconds, the inode and the size, 32 bits each."""
     (mtime_ns, size), (ctime_ns, inode) = result.stamp, result.changed
     ctime, mtime = divmod(ctime_ns, 10**9), divmod(mtime_ns, 10**9)
-    return ctime[0] & _LOW, ctime[1], mtime[0] & _LOW, mtime[1], inode & _LOW, size & _LOW
+    numbers = (ctime[0] & _LOW, ctime[1], mtime[0] & _LOW, mtime[1], inode & _LOW, size & _LOW)
+    return b"%d:%d %d:%d %d %d" % numbers
 
 
 def index_hints(listing: bytes, written_ns: int) -> IndexHints:
     """The entries of `git ls-files -z --stage --debug` (paths as listed) whose stat can
-    vouch for their blob id: stage 0, regular files, not intent-to-add or skip-worktree, and
-    modified before the index was written at `written_ns` (else racily clean)."""
-    written = divmod(written_ns, 10**9)
-    found: IndexHints = {}
+    vouch for their blob id: stage 0, regular files, not intent-to-add or skip-worktree."""
+    found: dict[str, tuple[bytes, str]] = {}
     for entry in _ENTRY.finditer(listing):
-        mode, blob, stage, path, *numbers, flags = entry.groups()
-        recorded = tuple(int(n) for n in numbers)
+        mode, blob, stage, path, ctime, mtime, inode, size, flags = entry.groups()
         if stage != b"0" or mode not in (b"100644", b"100755"):
             continue
-        if int(flags, 16) & _UNTRUSTED_FLAGS or (recorded[2], recorded[3]) >= written:
+        if int(flags, 16) & _UNTRUSTED_FLAGS:
             continue
         name = path.decode("utf-8", "surrogateescape")
-        found[name] = (recorded, blob.decode())  # type: ignore[assignment]
-    return found
+        found[name] = (b"%s %s %s %s" % (ctime, mtime, inode, size), blob.decode())
+    return IndexHints(found, written_ns)
 
 
 def blob_id(data: bytes, algorithm: str = "sha1") -> str:
@@ -117,7 +133,7 @@ class DiskBlobs:
         self._known: dict[str, bytes] = {}
 
     def ids(
-        self, results: Iterable[FileResult], hints: IndexHints | None = None
+        self, results: Iterable[FileResult], hints: IndexHints = NO_HINTS
     ) -> dict[str, str | None]:
         """The blob id of the content each result was read from (None: unknown, the file
         changed or went since): remembered, vouched for by an index entry with the same
@@ -125,21 +141,20 @@ class DiskBlobs:
         about this time are forgotten."""
         found: dict[str, str | None] = {}
         known: dict[str, bytes] = {}
-        hints = hints or {}
         root = str(self.root)
         for result in results:
             kept = self._known.get(result.path)
             if kept is None or kept[:MARK_BYTES] != result.mark:
-                kept = self._id(root, result, hints.get(result.path))
+                kept = self._id(root, result, hints.blob_of(result))
             if kept is not None:
                 known[result.path] = kept
             found[result.path] = None if kept is None else kept[MARK_BYTES:].hex()
         self._known = known
         return found
 
-    def _id(self, root: str, result: FileResult, hint: tuple[_Stat, str] | None) -> bytes | None:
-        if hint is not None and hint[0] == _index_stat(result):
-            return result.mark + bytes.fromhex(hint[1])
+    def _id(self, root: str, result: FileResult, vouched: str | None) -> bytes | None:
+        if vouched is not None:
+            return result.mark + bytes.fromhex(vouched)
         path = os.path.join(root, *result.path.split("/"))
         digest = _file_id(path, result.mark, self.algorithm)
         return None if digest is None else result.mark + digest

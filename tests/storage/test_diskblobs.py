@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from storage.diskblobs import DiskBlobs, blob_id, index_hints
+from storage.diskblobs import DiskBlobs, IndexHints, blob_id, index_hints
 from storage.history import GitTree
 from storage.reading import read_task_file
 from storage.table import FileResult
@@ -60,9 +60,11 @@ def test_an_index_entry_whose_stat_still_matches_vouches_for_the_file_unless_rac
     git(root, "add", "-N", "ita.md")
     listing, written = GitTree.open(root).index_listing()
     hints = index_hints(listing, written)
-    assert set(hints) == {"a.md"} and hints["a.md"][1] == git(root, "hash-object", "a.md")
-    assert index_hints(listing, 0) == {}  # every entry modified after the index: racy
-    lied = {"a.md": (hints["a.md"][0], "0" * 40)}
+    real = git(root, "hash-object", "a.md")
+    assert set(hints.entries) == {"a.md"} and hints.entries["a.md"][1] == real
+    lied = IndexHints({"a.md": (hints.entries["a.md"][0], "0" * 40)}, written)
     assert DiskBlobs(root, "sha1").ids(read(root, "a.md"), lied)["a.md"] == "0" * 40
+    racy = IndexHints(lied.entries, 0)  # modified no earlier than the index was written
+    assert DiskBlobs(root, "sha1").ids(read(root, "a.md"), racy)["a.md"] == real
     os.utime(root / "a.md", ns=(1, 1))
-    assert DiskBlobs(root, "sha1").ids(read(root, "a.md"), lied)["a.md"] == hints["a.md"][1]
+    assert DiskBlobs(root, "sha1").ids(read(root, "a.md"), lied)["a.md"] == real
