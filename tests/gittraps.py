@@ -13,7 +13,7 @@ import frontmatter
 
 from tests.gitrepo import EPOCH, commit_all, git, init
 
-__all__ = ["TRAPS", "History", "arm", "hostile_history", "marks_made"]
+__all__ = ["TRAPS", "History", "arm", "hostile_history", "lazy_fetch", "marks_made"]
 
 HOOKS = [
     "applypatch-msg",
@@ -181,6 +181,23 @@ def signature_check(found: History, mark: Path) -> None:
         ("gpg.program", str(gpg)),
         ("gpg.ssh.program", str(gpg)),
         ("gpg.x509.program", str(gpg)),
+    )
+
+
+def lazy_fetch(found: History, mark: Path) -> None:
+    """A partial clone missing the blob of a.md at `first`, whose promisor remote is an
+    `ext::` command the repository allows: reading the blob would fetch it by running that
+    command. (Not in `TRAPS`: the answers then lack that blob.)"""
+    blob = git(found.root, "rev-parse", f"{found.first}:a.md")
+    (found.root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    _config(
+        found.root,
+        ("core.repositoryformatversion", "1"),
+        ("extensions.partialClone", "origin"),
+        ("remote.origin.url", f"ext::sh -c touch% {mark}"),
+        ("remote.origin.promisor", "true"),
+        ("protocol.ext.allow", "always"),
+        ("core.sshCommand", _run(mark)),
     )
 
 

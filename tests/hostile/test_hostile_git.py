@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.gittraps import TRAPS, History, arm, hostile_history, marks_made
+from tests.gittraps import TRAPS, History, arm, hostile_history, lazy_fetch, marks_made
 from tests.reliability.stdio import ServerProcess
-from tests.tasks_server.conftest import NOW, call, session_on
+from tests.tasks_server.conftest import NOW, call, error_of, session_on
 
 SCRIPT = Path(sys.executable).with_name("tasks-server")
 NOW_TEXT = NOW.isoformat().replace("+00:00", "Z")
@@ -100,4 +100,32 @@ def test_a_trap_never_runs_through_a_real_server_or_the_cli(tmp_path: Path, trap
     arm(found, [trap], tmp_path / "marks")
     check_changes(ask_process(found.root, found), found)
     check_cli(found)
+    assert marks_made(tmp_path / "marks") == []
+
+
+@pytest.mark.anyio
+async def test_a_partial_clone_never_fetches_a_missing_object_and_says_what_it_lacks(
+    tmp_path: Path,
+) -> None:
+    found = hostile_history(tmp_path / "repo")
+    (tmp_path / "marks").mkdir()
+    lazy_fetch(found, tmp_path / "marks" / "lazy_fetch")
+    async with session_on(found.root) as client:
+        results = [
+            await client.call_tool(tool, arguments) for tool, arguments in questions(found).values()
+        ]
+    codes = {error_of(result)["error"]["code"] for result in results if result.is_error}
+    assert "INTERNAL_ERROR" not in codes
+    assert marks_made(tmp_path / "marks") == []
+
+
+@pytest.mark.deep
+def test_a_partial_clone_never_fetches_through_a_real_server(tmp_path: Path) -> None:
+    found = hostile_history(tmp_path / "repo")
+    (tmp_path / "marks").mkdir()
+    lazy_fetch(found, tmp_path / "marks" / "lazy_fetch")
+    with ServerProcess(found.root, now=NOW_TEXT) as server:
+        answers = [server.call(tool, **arguments) for tool, arguments in questions(found).values()]
+        server.close()
+    assert all(answer.get("error") != "INTERNAL_ERROR" for answer in answers)
     assert marks_made(tmp_path / "marks") == []
