@@ -32,7 +32,7 @@ from pathlib import Path
 
 from storage.errors import GitMissing, HistoryError
 
-__all__ = ["DIFF_FLAGS", "ENVIRONMENT", "OVERRIDES", "command", "run_git"]
+__all__ = ["DIFF_FLAGS", "ENVIRONMENT", "OVERRIDES", "TIMEOUT_SECONDS", "command", "run_git"]
 
 _TRANSPORTS = ("file", "git", "ssh", "http", "https", "ftp", "ftps", "ext", "fd")
 OVERRIDES: tuple[str, ...] = (
@@ -68,6 +68,11 @@ ENVIRONMENT: dict[str, str] = {
 }
 _DROPPED = ("GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EDITOR", "GIT_DIFF_OPTS")
 
+TIMEOUT_SECONDS = 300.0
+"""The longest a git process may run: a tree can hold a FIFO where git expects a file (a
+`.gitignore`, say), which git would wait on for ever; past this the process is killed and
+the question answered with a `HistoryError`."""
+
 DIFF_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-color", "-O/dev/null")
 """Given to every command that diffs: no external diff, no textconv, no colour codes in
 the answer, no order file read."""
@@ -88,7 +93,7 @@ def run_git(
     cwd: Path, args: Sequence[str], stdin: bytes | None = None, ok: Sequence[int] = (0,)
 ) -> bytes:
     """`git ARGS` in `cwd`, its output; `GitMissing` when no git is on PATH, `HistoryError`
-    (git's first line of complaint) when it fails."""
+    (git's first line of complaint) when it fails or outlives `TIMEOUT_SECONDS`."""
     git = shutil.which("git")
     if git is None:
         raise GitMissing()
@@ -100,7 +105,10 @@ def run_git(
             capture_output=True,
             env=_environment(),
             check=False,
+            timeout=TIMEOUT_SECONDS,
         )
+    except subprocess.TimeoutExpired as exc:
+        raise HistoryError(f"git {args[0]}: no answer in {TIMEOUT_SECONDS:g} s (killed)") from exc
     except OSError as exc:
         raise HistoryError(f"cannot run git: {exc.strerror or exc}") from exc
     if done.returncode not in ok:

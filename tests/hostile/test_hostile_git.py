@@ -7,6 +7,7 @@ its own repository and asks every history tool through a real server process."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from storage import gitcmd
 from tests.gittraps import TRAPS, History, arm, hostile_history, lazy_fetch, marks_made
 from tests.reliability.stdio import ServerProcess
 from tests.tasks_server.conftest import NOW, call, error_of, session_on
@@ -129,3 +131,19 @@ def test_a_partial_clone_never_fetches_through_a_real_server(tmp_path: Path) -> 
         server.close()
     assert all(answer.get("error") != "INTERNAL_ERROR" for answer in answers)
     assert marks_made(tmp_path / "marks") == []
+
+
+@pytest.mark.deep
+@pytest.mark.anyio
+async def test_a_fifo_where_git_reads_an_ignore_file_ends_in_an_error_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = hostile_history(tmp_path / "repo")
+    (found.root / "sub").mkdir()
+    (found.root / "sub" / "c.md").write_text("---\nid: c\ntitle: C\n---\n")
+    os.mkfifo(found.root / "sub" / ".gitignore")
+    monkeypatch.setattr(gitcmd, "TIMEOUT_SECONDS", 1.0)
+    async with session_on(found.root) as client:
+        failed = await client.call_tool("get_changes", {"since_ref": found.first})
+    error = error_of(failed)["error"]
+    assert error["code"] != "INTERNAL_ERROR" and "no answer in 1 s" in error["message"]
