@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from storage import codec
+from storage.conflicts import has_conflict_markers
 from storage.errors import (
     NotATask,
     NotUtf8,
@@ -47,6 +48,7 @@ _SETTLE_TRIES = 100  # reads of an empty file caught mid-rewrite, at most (0.5 s
 _SETTLE_PAUSE = 0.005
 _STILL_READS = 3  # reads of an unparseable one, once it has stopped changing
 _FRESH_NS = 2_000_000_000  # "mid-rewrite" means modified in the last 2 s
+CONFLICTED = "unresolved merge conflict (git's <<<<<<< ======= >>>>>>> markers): "
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -225,6 +227,8 @@ def parse_result(relative: str, data: bytes, stamp: tuple[int, int]) -> FileResu
     except NotUtf8 as exc:
         return problem_result(relative, stamp, "not_utf8", exc.detail)
     except ParseError as exc:
+        if has_conflict_markers(data):
+            return problem_result(relative, stamp, "merge_conflict", CONFLICTED + exc.detail)
         return problem_result(relative, stamp, "parse_error", exc.detail)
     return FileResult.of(relative, stamp, task=task)
 
