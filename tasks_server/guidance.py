@@ -270,7 +270,10 @@ def _situation_context(situation: Situation) -> dict[str, Any] | None:
     claim = situation.claim
     if claim is None:
         return None
-    return {"claimed_by": claim.agent, "claim_expires": iso(claim.expires) if claim.expires else None}
+    return {
+        "claimed_by": claim.agent,
+        "claim_expires": iso(claim.expires) if claim.expires else None,
+    }
 
 
 def for_task(

@@ -27,4 +27,6 @@ def about(
     caller, when it named itself)."""
     task = ctx.index.require(task_id)
     facts = ctx.index.facts(task.id)
-    return for_task(task.id, task.status, facts, first=first, situation=situation(ctx, task.id, agent))
+    return for_task(
+        task.id, task.status, facts, first=first, situation=situation(ctx, task.id, agent)
+    )

@@ -9,6 +9,7 @@ claim) or go after the winner (a note). Leases are judged by the server's clock.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Annotated
@@ -17,7 +18,7 @@ from pydantic import AfterValidator, Field
 
 from graph import readiness
 from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, claim_of, iso
-from graph.filters import keep
+from graph.filters import kept
 from storage.errors import TaskNotFound
 from storage.model import READY_STATUSES, Task
 from tasks_server.context import ServerContext
@@ -122,10 +123,11 @@ def _claim_ready(task: Task, args: ClaimNextInput, now: datetime) -> Decision:
     return changes, body
 
 
-def next_candidates(ctx: ServerContext, args: ClaimNextInput, now: datetime) -> list[str]:
-    """The ready, unclaimed tasks passing `args`' filters, in get_ready_tasks' order."""
+def next_candidates(ctx: ServerContext, args: ClaimNextInput, now: datetime) -> Iterator[str]:
+    """The ready, unclaimed tasks passing `args`' filters, in get_ready_tasks' order, found
+    one at a time (the call stops at the first it claims)."""
     ready = readiness.ready_tasks(ctx.index, project=args.project, now=now)
-    return list(keep(ctx.index, ready, replace(args.task_filter(), unclaimed=True), now))
+    return kept(ctx.index, ready, replace(args.task_filter(), unclaimed=True), now)
 
 
 @tool("mutation", destructive=False, idempotent=False)

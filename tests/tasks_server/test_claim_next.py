@@ -85,8 +85,11 @@ async def test_a_task_taken_between_the_read_and_the_write_is_skipped_for_the_ne
     async with Client(server) as client:
         ready = [t["id"] for t in (await call(client, "get_ready_tasks"))["tasks"]]
     path = file_of(example_root, ready[0])
-    path.write_text(path.read_text().replace("---\n", "---\nclaimed_by: rival\n"
-                                             "claim_expires: 2099-01-01T00:00:00Z\n", 1))
+    path.write_text(
+        path.read_text().replace(
+            "---\n", "---\nclaimed_by: rival\nclaim_expires: 2099-01-01T00:00:00Z\n", 1
+        )
+    )
     args = ClaimNextInput(agent=AGENT, lease_seconds=60)
     answer = claim_next(server.context, args)
     server.context.close()

@@ -23,7 +23,9 @@ async def test_the_value_get_task_shows_lets_the_next_write_through_after_other_
 ) -> None:
     await call(client, "update_task", task_id=TASK, priority=3)  # any earlier write
     read = (await call(client, "get_task", task_id=TASK))["task"]
-    data = await call(client, "update_task", task_id=TASK, priority=0, expected_modified=read[shown])
+    data = await call(
+        client, "update_task", task_id=TASK, priority=0, expected_modified=read[shown]
+    )
     assert data["task"]["priority"] == 0
 
 

@@ -5,10 +5,10 @@ TOOL_NOT_ALLOWED or a refused write.
 
 The walker acts as one agent. It reads a task, takes the answer's `next_action` when it is a
 call ("Call ..."; a step of the caller's own judgement, "Read the lists; link tasks with
-update_task", names no task to call it on), finds the tool it names (the first the session knows; for a claim it does not hold, the step the
-guidance gives another agent), fills the arguments the sentence gives (the task it names,
-the agent it names), does the work a step waits for ("once its work is done": it ticks the
-task's checklist), and calls it.
+update_task", names no task to call it on), finds the tool it names (the first the session
+knows; for a claim it does not hold, the step the guidance gives another agent), fills the
+arguments the sentence gives (the task it names, the agent it names), does the work a step
+waits for ("once its work is done": it ticks the task's checklist), and calls it.
 """
 
 from __future__ import annotations

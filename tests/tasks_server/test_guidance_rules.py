@@ -1,9 +1,9 @@
 """The guidance rules, walked over every tool × session × task state through a real client.
 
 States: a task that is ready, one that is blocked, one done, one in progress, one deferred,
-one another agent's live claim holds (each tool that takes a task is called on it), and errors (every tool with an unknown argument, every task
-tool with an unknown id, a bad cursor; the git tools outside git, and in git with pages to
-follow). On every answer:
+one another agent's live claim holds (each tool that takes a task is called on it), and
+errors (every tool with an unknown argument, every task tool with an unknown id, a bad
+cursor; the git tools outside git, and in git with pages to follow). On every answer:
 
 - `current_state` is set, and for a tool reporting one task it is that task's real state;
 - `next_action` starts with a verb and names a tool this session lists (when one is open);
@@ -56,6 +56,8 @@ def make_states(root: Path) -> Path:
         text = path.read_text()
         path.write_text(text.replace("---\n", "---\n" + lines + "\n", 1))
     return root
+
+
 VERBS = {"Call", "Review", "Fix", "Tell", "Follow", "Rank", "Apply", "Write", "Finish", "Retry",
          "Use", "Tick", "Check", "Report", "Read", "Propose", "Choose", "Start"}  # fmt: skip
 TASK_TOOLS: dict[str, dict[str, Any]] = {  # called on each state's task, in this order
