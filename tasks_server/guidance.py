@@ -10,9 +10,17 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    SerializerFunctionWrapHandler,
+    WithJsonSchema,
+    model_serializer,
+)
 from pydantic.json_schema import SkipJsonSchema
 
 from graph.claims import Claim, iso
@@ -23,6 +31,7 @@ __all__ = [
     "ACTION_HELP",
     "Guidance",
     "Situation",
+    "Step",
     "action",
     "blocked_sentence",
     "for_session",
@@ -68,6 +77,21 @@ ACTION_HELP = {  # every task tool (a meta-test keeps it whole); bot tools name 
 }
 
 
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One available action as data: the tool, and what it is for here. Rendered once, as
+    the wire shows it (`tool - what for`), when the guidance is written out."""
+
+    tool: str
+    purpose: str
+
+    def __str__(self) -> str:
+        return f"{self.tool} - {self.purpose}"
+
+
+StepText = Annotated[Step, PlainSerializer(str, return_type=str), WithJsonSchema({"type": "string"})]
+
+
 class Guidance(BaseModel):
     """What state the result leaves you in and what you can do next."""
 
@@ -75,7 +99,9 @@ class Guidance(BaseModel):
 
     current_state: str = Field(description="The state the result leaves, as a short token.")
     next_action: str = Field(description="The most useful next step, naming a tool.")
-    available_actions: list[str] = Field(description="Tools that apply now: 'tool - what for'.")
+    available_actions: list[StepText] = Field(
+        description="Tools that apply now: 'tool - what for'."
+    )
     warnings: list[str] | SkipJsonSchema[None] = Field(
         None, description="Issues worth attention; not errors."
     )
@@ -93,9 +119,9 @@ class Guidance(BaseModel):
         return {key: value for key, value in data.items() if value is not None}
 
 
-def action(tool: str, purpose: str | None = None) -> str:
-    """`tool - purpose` as guidance lists it."""
-    return f"{tool} - {purpose or ACTION_HELP.get(tool, tool)}"
+def action(tool: str, purpose: str | None = None) -> Step:
+    """One available action: `tool`, for `purpose` (default: its line in ACTION_HELP)."""
+    return Step(tool, purpose or ACTION_HELP.get(tool, tool))
 
 
 def guide(
@@ -349,40 +375,44 @@ def _named(text: str, known: Collection[str]) -> set[str]:
     return {word for word in _WORD.findall(text) if word in known}
 
 
-def _first_step(actions: Sequence[str]) -> str:
-    """An instruction naming the first of `actions` ('tool - what for').
+def _first_step(actions: Sequence[Step]) -> str:
+    """An instruction naming the first of `actions`.
 
-    >>> _first_step(["get_task - read one task in full"])
+    >>> _first_step([action("get_task")])
     'Call get_task (read one task in full)'
     >>> _first_step([])
     'Report this result to the user: no follow-up tool is open to this session'
     """
     if not actions:
         return "Report this result to the user: no follow-up tool is open to this session"
-    tool, _, purpose = actions[0].partition(" - ")
-    return f"Call {tool} ({purpose})" if purpose and purpose != tool else f"Call {tool}"
+    first = actions[0]
+    return f"Call {first.tool} ({first.purpose})" if first.purpose != first.tool else (
+        f"Call {first.tool}")  # fmt: skip
 
 
-def for_session(guidance: dict[str, Any], hidden: Collection[str]) -> None:
-    """Make dumped guidance name only tools this session can call, not the `hidden` ones
-    (in place).
+def for_session(guidance: Guidance, hidden: Collection[str]) -> Guidance:
+    """`guidance` naming only tools this session can call, not the `hidden` ones.
 
-    Available actions it may not call are dropped; a next step naming one becomes the first
-    remaining action; warnings and context entries naming one are dropped; a blocked reason
-    naming one says so without the name. Deterministic: the same state and the same
-    session give the same guidance.
+    Available actions it may not call are dropped (by their tool); a next step naming one
+    becomes the first remaining action; warnings and context entries naming one are
+    dropped; a blocked reason naming one says so without the name. Deterministic: the same
+    state and the same session give the same guidance.
     """
-    actions = [a for a in guidance["available_actions"] if a.split(" - ")[0] not in hidden]
-    guidance["available_actions"] = actions
-    if _named(guidance["next_action"], hidden):
-        guidance["next_action"] = _first_step(actions)
-    if "warnings" in guidance:
-        kept = [w for w in guidance["warnings"] if not _named(w, hidden)]
-        guidance["warnings"] = kept
-        if not kept:
-            del guidance["warnings"]
-    if _named(guidance.get("blocked_reason") or "", hidden):
-        guidance["blocked_reason"] = "It involves a tool this session cannot call"
-    context = guidance.get("context")
-    if context:
-        guidance["context"] = {k: v for k, v in context.items() if not _named(str(v), hidden)}
+    actions = [step for step in guidance.available_actions if step.tool not in hidden]
+    step = guidance.next_action
+    reason = guidance.blocked_reason
+    context = guidance.context
+    warnings = [w for w in guidance.warnings or () if not _named(w, hidden)]
+    return guidance.model_copy(
+        update={
+            "available_actions": actions,
+            "next_action": _first_step(actions) if _named(step, hidden) else step,
+            "warnings": warnings or None,
+            "blocked_reason": "It involves a tool this session cannot call"
+            if reason and _named(reason, hidden)
+            else reason,
+            "context": {k: v for k, v in context.items() if not _named(str(v), hidden)}
+            if context
+            else context,
+        }
+    )
