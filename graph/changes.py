@@ -1,4 +1,6 @@
-"""What a write changed in readiness: the tasks that became ready and those that became blocked.
+"""What a write changed in readiness: as the write answers say it (`ReadinessProbe.delta`:
+tasks that existed before it and became ready or are no longer ready, each with why, and the
+tasks it created), and as standings (`changes`: became ready, became blocked).
 
 A write touches a few tasks (the written ones); readiness can change only in the region it
 reaches: the written tasks, their dependents (transitively: a dependency cycle a write opens

@@ -89,7 +89,9 @@ class Step:
         return f"{self.tool} - {self.purpose}"
 
 
-StepText = Annotated[Step, PlainSerializer(str, return_type=str), WithJsonSchema({"type": "string"})]
+StepText = Annotated[
+    Step, PlainSerializer(str, return_type=str), WithJsonSchema({"type": "string"})
+]
 
 
 class Guidance(BaseModel):

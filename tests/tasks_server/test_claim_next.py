@@ -134,3 +134,22 @@ def test_four_servers_in_one_process_drain_a_tree_each_task_claimed_once(tmp_pat
     assert errors == []
     wins = Counter(task_id for claimed in won for task_id in claimed)
     assert sorted(wins) == ids and set(wins.values()) == {1}
+
+
+async def test_decomposing_a_claimed_task_ends_its_claim_and_says_so(
+    client: Client, example_root: Path
+) -> None:
+    taken = (await call(client, "claim_next", agent=AGENT, lease_seconds=60))["claimed"]["id"]
+    data = await call(client, "decompose_task", task_id=taken, children=[{"title": "Half"}])
+    assert data["claim_ended"] == AGENT
+    assert any(AGENT in warning for warning in data["guidance"]["warnings"])
+    assert "claimed_by" not in meta_of(example_root, taken)
+    child = data["children"][0]["id"]
+    nxt = await call(client, "claim_next", agent=AGENT, lease_seconds=60, under=taken)
+    assert nxt["claimed"]["id"] == child
+
+
+async def test_decomposing_an_unclaimed_task_ends_no_claim(client: Client) -> None:
+    ready = (await call(client, "get_ready_tasks"))["tasks"][0]["id"]
+    data = await call(client, "decompose_task", task_id=ready, children=[{"title": "Half"}])
+    assert data["claim_ended"] is None and "warnings" not in data["guidance"]
