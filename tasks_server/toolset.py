@@ -35,10 +35,11 @@ from tasks_server.errors import (
     classify,
     shorten,
 )
-from tasks_server.guidance import Guidance, blocked_sentence, for_session, guide, nearest_tools
+from tasks_server.guidance import Guidance, for_session, guide, nearest_tools
 from tasks_server.listing import Listing, page
 from tasks_server.registry import ToolSpec, by_name, discover
 from tasks_server.roles import check_allowlist, tool_filter
+from tasks_server.task_guidance import blocked_sentence
 
 M = TypeVar("M", bound=BaseModel)
 

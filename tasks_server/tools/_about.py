@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 from graph.claims import claim_of, deferred_until
 from tasks_server.context import ServerContext
-from tasks_server.guidance import Guidance, Situation, for_task
+from tasks_server.guidance import Guidance
+from tasks_server.task_guidance import Situation, for_task
 
 __all__ = ["about", "situation"]
 

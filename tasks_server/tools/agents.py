@@ -24,9 +24,10 @@ from storage.model import READY_STATUSES, Task
 from tasks_server.context import ServerContext
 from tasks_server.errors import ClaimHeld
 from tasks_server.filters import TaskFilterInput
-from tasks_server.guidance import guide, held_by_you
+from tasks_server.guidance import guide
 from tasks_server.models import Envelope, IdArg, Input
 from tasks_server.registry import tool
+from tasks_server.task_guidance import held_by_you
 from tasks_server.tools._about import about
 from tasks_server.tools._guarded import (
     END_CLAIM,
