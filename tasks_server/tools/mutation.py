@@ -156,8 +156,8 @@ class UpdateTaskInput(TaskFieldsInput):
     body: Body | None = Field(None, description="New markdown body (replaces the old one).")
     expected_modified: AwareMoment | None = Field(
         None,
-        description="modified (or file_modified) from get_task, with its offset; refused with"
-        " CONFLICT if the task was written since.",
+        description="modified or file_modified from get_task (with offset); CONFLICT if the"
+        " task was written since.",
     )
     agent: AgentArg | None = Field(
         None, description="The agent writing; another agent's live claim is a CONFLICT."
@@ -226,8 +226,8 @@ class DeleteTaskInput(Input):
     task_id: IdArg = Field(description=TASK_ID)
     expected_modified: AwareMoment | None = Field(
         None,
-        description="file_modified from get_task (with its offset); refused with CONFLICT if"
-        " the file changed since.",
+        description="modified or file_modified from get_task (with offset); CONFLICT if the"
+        " task was written since.",
     )
 
 
@@ -243,7 +243,10 @@ def delete_task(ctx: ServerContext, args: DeleteTaskInput) -> DeleteTaskOutput:
     task = ctx.index.require(args.task_id)
     referrers = sorted(set(ctx.index.dependents(task.id)) | set(ctx.index.children(task.id)))
     probe = ReadinessProbe.take(ctx.index, [task.id])
-    trash = ctx.live.repository.delete(task.path, expected_modified=args.expected_modified)
+    expected = args.expected_modified
+    if expected is not None and expected == task.modified:  # as read: the file as indexed
+        expected = ctx.file_modified(task)
+    trash = ctx.live.repository.delete(task.path, expected_modified=expected)
     ctx.live.record([], removed_paths=[task.path])
     found = probe.delta(ctx.index)
     return DeleteTaskOutput(
