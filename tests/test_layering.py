@@ -143,6 +143,8 @@ def test_the_mcp_sdk_never_loads_in_a_language_server_process(tmp_path: Path) ->
         timeout=120,
     )
     assert done.stderr.strip().splitlines()[-1] == "0 ['pygls']"
+
+
 def test_only_the_entry_point_knows_both_faces() -> None:
     found = set().union(*(imports_of(path) for path in ENTRY))
     assert any(n.startswith("tasks_server.edge") for n in found)

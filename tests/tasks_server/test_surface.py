@@ -145,19 +145,18 @@ async def test_planner_listing_stays_small(example_root: Path) -> None:
     assert planner < everything * 0.6
 
 
-LISTING_MAX_BYTES = {
-    "planner": (24_624, 9_933),
-    "editor": (40_533, 21_459),
-    "bot": (119_331, 51_771),
-    "all": (160_498, 73_528),
+LISTING_BUDGET = {
+    "planner": (30_000, 10_000),
+    "editor": (50_000, 25_000),
+    "bot": (130_000, 60_000),
+    "all": (190_000, 90_000),
 }
-"""Each role's `tools/list` (with output schemas, without), compact JSON, as
-`python -m bench.listing_bench` measures it on the bundled tree: pinned where it stands, so
-that it cannot grow back unnoticed (a new tool or argument raises its bound by what it
-measures). What every tool shares is said once in the server's instructions instead."""
-
-PLANNER_GOAL = (30_000, 10_000)
-"""Issue 23: a planner's context at most 30 KB with output schemas and 10 KB without."""
+"""Each role's `tools/list` budget in bytes (with output schemas, without), compact JSON, as
+`python -m bench.listing_bench` measures it on the bundled tree. The planner's is the goal of
+issue 23: most clients put names, descriptions and input schemas in the model's context, and
+a planner pays for them on every turn. A new tool of a role that does not fit gives the bytes
+back elsewhere (docs/architecture.md, "The listing budget"); the figures as they stand are in
+docs/tools.md, written by the generator."""
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -167,9 +166,4 @@ async def test_each_roles_tools_list_stays_within_its_byte_budget(
     from bench.listing_bench import sizes  # noqa: PLC0415 - the bench's own measure
 
     _count, full, lean, _instructions = await sizes(example_root, role)
-    assert full <= LISTING_MAX_BYTES[role][0] and lean <= LISTING_MAX_BYTES[role][1]
-
-
-def test_the_planners_budget_is_within_the_goal() -> None:
-    full, lean = LISTING_MAX_BYTES["planner"]
-    assert full <= PLANNER_GOAL[0] and lean <= PLANNER_GOAL[1]
+    assert full <= LISTING_BUDGET[role][0] and lean <= LISTING_BUDGET[role][1], (full, lean)
