@@ -166,7 +166,8 @@ def _bot_level(runtime: BotRuntime, config: BotConfig) -> list[ToolSpec]:
             config.bot_tool,
             f"Continue the {name} workflow where it left off: runs the current action and "
             f"returns its instructions.{summary}",
-            [f"continue {name}", "continue where I left off", "what is the next step"],
+            list(config.patterns)
+            or [f"continue {name}", "continue where I left off", "what is the next step"],
             ProjectInput, runtime.forward,
         ),
         _spec(

@@ -73,7 +73,7 @@ class BotRuntime:
     def __init__(self, folder: Path, tree: TaskTree) -> None:
         self.folder = folder
         self.tree = tree
-        self._config = load_bot(folder)
+        self._config = load_bot(folder, tree.root)
         self._reload_lock = threading.Lock()
         self.name = self._config.name
         self.registered = self._config.surface()
@@ -94,12 +94,12 @@ class BotRuntime:
         if self._config.is_stale():
             with self._reload_lock:
                 if self._config.is_stale():
-                    self._config = load_bot(self.folder)
+                    self._config = load_bot(self.folder, self.tree.root)
         return self._config
 
     def reload(self) -> BotConfig:
         with self._reload_lock:
-            self._config = load_bot(self.folder)
+            self._config = load_bot(self.folder, self.tree.root)
         return self._config
 
     def drift(self, config: BotConfig) -> list[str]:
@@ -241,7 +241,7 @@ class BotRuntime:
         its tools changed, they become the registered ones (`version` counts it). A config
         whose tool would take another tool's name is refused, and the old one stays."""
         with self._reload_lock:
-            config = load_bot(self.folder)
+            config = load_bot(self.folder, self.tree.root)
             clash = next((name for name in config.tool_names() if name in self.reserved), None)
             if clash is not None:
                 raise BotConfigError(

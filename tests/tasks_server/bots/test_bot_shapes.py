@@ -78,7 +78,10 @@ async def test_a_behaviours_and_the_bots_own_files_reach_their_tools_description
     assert "Goal: Every order shipped." in tools["ship_bot_tool"].description
     collect = tools["ship_bot_prepare_collect"]
     assert "gather the parcels" in collect.description
-    assert (collect.meta or {})["trigger_patterns"] == ["gather the parcels"]
+    assert (collect.meta or {})["trigger_patterns"] == ["gather the parcels", "count what came in"]
+    bot_tool = tools["ship_bot_tool"]
+    assert (bot_tool.meta or {})["trigger_patterns"] == ["ship the orders"]
+    assert "ship the orders" in (bot_tool.description or "")
 
 
 def test_the_bot_level_line_describes_a_behaviour_that_has_no_description(root: Path) -> None:
@@ -96,6 +99,7 @@ def test_without_the_optional_files_the_bot_still_loads(root: Path) -> None:
         (folder / "behaviors" / behavior / "instructions.json").unlink()
         (folder / "behaviors" / behavior / "trigger_words.json").unlink()
     (folder / "base_actions/2_collect/trigger_words.json").unlink()
+    (folder / "trigger_words.json").unlink(missing_ok=True)
     config = load_bot(folder)
     assert [a.name for a in config.behaviors[0].steps] == STEPS
     assert config.behaviors[0].description == "The prepare behavior of ship_bot."
