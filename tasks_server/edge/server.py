@@ -45,9 +45,8 @@ __all__ = ["TasksServer", "create_server", "serve_stdio", "to_result"]
 
 
 def to_tool(spec: ToolSpec) -> Tool:
-    """The MCP tool for a spec: schemas from its models, hints as annotations, a bot tool's
-    trigger patterns in `_meta`. The tier is not published: a role already chose the tiers
-    served, `readOnlyHint` tells readers from writers, and `tasks-server tools` shows it."""
+    """The MCP tool for a spec: schemas from its models, hints as annotations, its tier
+    (`{"tier": "query"}`, seed 002's four) and a bot tool's trigger patterns in `_meta`."""
     hints = spec.hints
     return Tool(
         name=spec.name,
@@ -60,7 +59,7 @@ def to_tool(spec: ToolSpec) -> Tool:
             idempotent_hint=None if hints.read_only else hints.idempotent,
             open_world_hint=False,
         ),
-        meta=spec.meta or None,
+        meta={"tier": spec.tier, **(spec.meta or {})},
     )
 
 

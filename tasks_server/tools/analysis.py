@@ -44,7 +44,7 @@ class GetGraphMetricsOutput(Envelope, GraphMetrics):
 
 @tool("query", read_only=True, idempotent=True)
 def get_graph_metrics(ctx: ServerContext, args: GetGraphMetricsInput) -> GetGraphMetricsOutput:
-    """Raw counts, roots, leaves, orphans, depths, degrees and readiness; you judge."""
+    """Counts, roots, leaves, orphans, depths, degrees, readiness; you judge."""
     found = metrics.graph_metrics(ctx.index, args.scope, args.scope_id, top=args.top)
     ready = found.readiness_stats.ready_count
     return GetGraphMetricsOutput(
@@ -212,7 +212,7 @@ class GetReviewSnapshotOutput(Envelope):
 def get_review_snapshot(
     ctx: ServerContext, args: GetReviewSnapshotInput
 ) -> Listing[GetReviewSnapshotOutput]:
-    """For a review: metrics, signals, changes in since_days, staleness, velocity."""
+    """Metrics, signals, changes, staleness and velocity, for a review."""
     since, base = review_changes(ctx, args.since_days)
     found = review.review_snapshot(
         ctx.index, since_days=args.since_days, now=ctx.clock(), changes=since

@@ -213,7 +213,7 @@ def _task_rows(ctx: ServerContext, found: Delta, fields: Fields) -> Rows:
 
 @tool("query", read_only=True, idempotent=True)
 def get_changes(ctx: ServerContext, args: GetChangesInput) -> Listing[GetChangesOutput]:
-    """Between two git states: tasks added, removed, changed, newly ready or blocked; problems."""
+    """Tasks added, removed, changed, newly ready or blocked between two git states."""
     git = open_git(ctx)
     since = resolve_since(ctx, git, args)
     until = None if args.until_ref is None else git.resolve(args.until_ref)
@@ -296,7 +296,7 @@ def _entries(git: GitTree, commits: list[TaskCommit]) -> list[HistoryEntry]:
 def get_task_history(
     ctx: ServerContext, args: GetTaskHistoryInput
 ) -> Listing[GetTaskHistoryOutput]:
-    """The git commits that changed a task, newest first, with the fields changed."""
+    """Git commits that changed a task, newest first, with fields changed."""
     task = ctx.index.require(args.task_id)
     git = open_git(ctx)
     check = ctx.live.repository.is_task_path

@@ -146,8 +146,8 @@ def test_import_json_is_the_import_report(tmp_path: Path) -> None:
 def test_tools_shows_every_description_whole(bundled: Path) -> None:
     done = run("tools", "--role", "planner", "--root", str(bundled))
     flat = " ".join(done.stdout.split())
-    assert "Between two git states: tasks added, removed, changed, newly ready or blocked;" in flat
-    assert "blocked; problems. get_children" in flat  # wrapped, never cut
+    assert "Tasks added, removed, changed, newly ready or blocked between two git states." in flat
+    assert "two git states. get_children" in flat  # wrapped, never cut
 
 
 @pytest.mark.parametrize(

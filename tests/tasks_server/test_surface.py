@@ -38,6 +38,22 @@ async def test_tools_list_per_role_is_pinned(
     assert summary == snapshot
 
 
+@pytest.mark.parametrize("role", ROLES)
+async def test_every_listed_tool_carries_its_tier_in_meta_for_every_role(
+    example_root: Path, role: str
+) -> None:
+    """Seed 002's tiers, visible to clients (issue 31: a size trim dropped them once)."""
+    from tasks_server.roles import ROLES as TIERS_OF  # noqa: PLC0415
+
+    built_in = {spec.name: spec.tier for spec in discover()}
+    tools = await listing(example_root, role)
+    assert tools
+    for tool in tools:
+        tier = tool.get("_meta", {}).get("tier")
+        assert tier == built_in.get(tool["name"], "workflow"), tool["name"]
+        assert tier in TIERS_OF[role], tool["name"]
+
+
 async def test_inputs_and_output_keys_of_every_task_tool_are_pinned(
     example_root: Path, snapshot: SnapshotAssertion
 ) -> None:
@@ -146,10 +162,10 @@ async def test_planner_listing_stays_small(example_root: Path) -> None:
 
 
 LISTING_MAX_BYTES = {
-    "planner": (24_243, 9_981),
-    "editor": (40_152, 21_507),
-    "bot": (119_331, 51_771),
-    "all": (160_117, 73_576),
+    "planner": (24_104, 9_842),
+    "editor": (40_003, 21_358),
+    "bot": (118_671, 51_111),
+    "all": (159_304, 72_763),
 }
 """Each role's `tools/list` (with output schemas, without), compact JSON, as
 `python -m bench.listing_bench` measures it on the bundled tree: pinned where it stands, so

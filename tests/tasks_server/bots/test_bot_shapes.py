@@ -238,12 +238,12 @@ async def test_a_restart_that_would_take_a_built_in_name_is_refused_and_keeps_th
     assert again["action"] == "initialize_project"
 
 
-async def test_listed_tools_carry_no_tier_but_bot_tools_their_trigger_patterns(
+async def test_listed_tools_carry_their_tier_and_bot_tools_their_trigger_patterns(
     root: Path,
 ) -> None:
     seed_bot(root / "bots")
     async with session(root) as client:
         tools = await tools_of(client)
-    assert all("tier" not in (tool.meta or {}) for tool in tools.values())
+    assert (tools["ship_bot_tool"].meta or {})["tier"] == "workflow"
     assert "trigger_patterns" in (tools["ship_bot_tool"].meta or {})
-    assert tools["get_task"].meta is None
+    assert tools["get_task"].meta == {"tier": "query"}
