@@ -5,8 +5,8 @@ task rows are shown (`fields`, `max_body_chars`, `format`), the filters and `tas
 is described here once, with its bounds and default, in the server's instructions; a tool's
 published input schema keeps of such an argument its type, its `enum` and whatever it has
 differently (its own description, default or bounds). The usual cap on a text argument's
-length is said here too, and that an argument a tool does not list is refused. The arguments are declared and validated as before: only what is
-published shrinks.
+length is said here too, and that an argument a tool does not list is refused. The arguments
+are declared and validated as before: only what is published shrinks.
 
 >>> text = instructions({"get_children": ["task_id", "limit", "cursor"]})
 >>> [line.split(":")[0] for line in text.splitlines()[-3:]]
