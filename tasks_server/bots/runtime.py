@@ -141,10 +141,25 @@ class BotRuntime:
         within: Behavior | None = None,
     ) -> Resolution:
         """Step past completed actions, but not past initialize_project while its project
-        task is missing (running it again writes the project)."""
-        if found.action.auto_completes and not self._has_project(state):
+        task is missing (running it again writes the project); a forward to a later action
+        before then runs initialize_project instead, and says so."""
+        if self._gate_open(config, state, found.action):
+            return step_past_completed(config, state, found, within)
+        init = _initializer(config, found.action)
+        if init is None or init is found.action:
             return found
-        return step_past_completed(config, state, found, within)
+        said = (
+            f"{init.key} has not completed (the workflow's project task is not written): "
+            f"ran it instead of {found.action.key}"
+        )
+        return Resolution(init, "; ".join(filter(None, (found.warning, said))))
+
+    def _gate_open(self, config: BotConfig, state: WorkflowState, current: Action) -> bool:
+        """True when the workflow may move past initialize_project: its project task is in
+        the tree (or a state file from before the project was kept records it complete)."""
+        if self._has_project(state) or _initializer(config, current) is None:
+            return True
+        return not current.auto_completes and _initialized(config, state)
 
     def _has_project(self, state: WorkflowState) -> bool:
         return state.project is not None and project_exists(self.tree, state.project)
@@ -215,10 +230,10 @@ class BotRuntime:
         a later action is allowed, closing it is not)."""
         current = resolve_current(config, state).action
         init = _initializer(config, current)
-        if expected not in (None, current) or init is None or self._has_project(state):
+        if expected not in (None, current) or init is None:
             return
-        if not current.auto_completes and _initialized(config, state):
-            return  # recorded complete (a state file from before the project was kept)
+        if self._gate_open(config, state, current):
+            return
         detail = (
             "the workflow's project task has not been written"
             if state.project is None

@@ -170,6 +170,37 @@ async def test_no_jump_closes_before_initialize_project_has_written_the_project(
     assert closed["action"] == "collect" and closed["done"] is False
 
 
+async def test_a_forward_after_a_jump_runs_initialize_project_first_and_says_so(
+    root: Path,
+) -> None:
+    seed_bot(root / "bots")
+    async with session(root, bot="ship_bot") as client:
+        await call(client, "ship_bot_dispatch_send")  # jump past initialize_project
+        forwarded = await call(client, "ship_bot_tool", project="parcels")
+        again = await call(client, "ship_bot_tool")
+        closed = await call(client, "ship_bot_close_current_action")
+    assert (forwarded["behavior"], forwarded["action"]) == ("dispatch", "initialize_project")
+    assert forwarded["project_task"] == "parcels"
+    assert any("ran it instead of ship_bot.dispatch.send" in w
+               for w in forwarded["guidance"]["warnings"])  # fmt: skip
+    assert again["action"] == "collect"  # the project is written: the forward moves on
+    assert closed["closed"] == "ship_bot.dispatch.collect"  # the close gate is open
+
+
+async def test_a_behaviour_tool_before_the_project_runs_its_initialize_project(
+    root: Path,
+) -> None:
+    seed_bot(root / "bots")
+    async with session(root, bot="ship_bot") as client:
+        await call(client, "ship_bot_prepare_pack")
+        forwarded = await call(client, "ship_bot_prepare_tool")
+        closed = await call(client, "ship_bot_close_current_action")
+    assert forwarded["action"] == "initialize_project" and forwarded["project_task"]
+    assert any("initialize_project has not completed" in w
+               for w in forwarded["guidance"]["warnings"])  # fmt: skip
+    assert closed["closed"] == "ship_bot.prepare.initialize_project"
+
+
 # --- restart_server refreshes the tool list ------------------------------------------------------
 
 
