@@ -12,6 +12,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph._time import check_now, days_between
+from graph.chains import chains
 from graph.checklist import has_open_checklist_item
 from graph.errors import InvalidArgument
 from graph.index import TaskIndex
@@ -54,6 +55,14 @@ class TopologyRow(BaseModel):
     ready_days: float | None = Field(
         description="Days since the task became ready; null when not ready or time unknown."
     )
+    dependency_chain_length: int = Field(
+        description="Most depends_on edges on a path leaving the task, each dependency cycle "
+        "counted as one node, dangling ids left out; 0 when it depends on nothing."
+    )
+    unblocks_count: int = Field(description="Tasks whose depends_on names this task.")
+    unblocks_transitive_count: int = Field(
+        description="Distinct tasks that reach this one by following depends_on (not itself)."
+    )
 
 
 class ScoringFactors(BaseModel):
@@ -79,6 +88,14 @@ class ScoringFactors(BaseModel):
     body_length: int = Field(description="Characters in the markdown body.")
     has_acceptance_criteria: bool = Field(
         description='Body contains "acceptance" (any case) or an open checklist item "- [ ]".'
+    )
+    dependency_chain_length: int = Field(
+        description="Most depends_on edges on a path leaving the task, each dependency cycle "
+        "counted as one node, dangling ids left out; 0 when it depends on nothing."
+    )
+    unblocks_count: int = Field(description="Tasks whose depends_on names this task.")
+    unblocks_transitive_count: int = Field(
+        description="Distinct tasks that reach this one by following depends_on (not itself)."
     )
 
 
@@ -125,6 +142,7 @@ def topology_row(index: TaskIndex, task: Task, now: datetime) -> TopologyRow:
         created=task.created,
         modified=task.modified,
         ready_days=_ready_days(index, task.id, now),
+        **chains(index)[task.id]._asdict(),
     )
 
 
@@ -239,6 +257,7 @@ def task_factors(index: TaskIndex, task: Task, now: datetime) -> ScoringFactors:
         project=task.project,
         body_length=len(body),
         has_acceptance_criteria=has_acceptance_criteria(body),
+        **chains(index)[task.id]._asdict(),
     )
 
 

@@ -8,6 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from graph.chains import chains
 from graph.claims import CLAIMED_BY
 from graph.index import TaskIndex
 from graph.readiness import facts_at
@@ -87,6 +88,7 @@ class ServerContext:
             "full",
             now=now,
             facts=facts_at(index, task.id, now),
+            chain=chains(index)[task.id],
             blocks=index.in_order("depends_on", task.id)[:BLOCKS_SHOWN],
             file_modified=self.file_modified(task),
             max_body_chars=max_body_chars,

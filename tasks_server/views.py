@@ -26,6 +26,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
 from pydantic_core import CoreSchema
 
+from graph.chains import ChainFacts
 from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, claim_of
 from graph.facts import TaskFacts
 from storage.model import Task
@@ -131,6 +132,15 @@ class TaskView(TaskBrief):
         "order (blocking_count counts all; get_task_neighborhood pages them).",
     )
     blocking_count: int | None = Field(None, description="Tasks that depend on this one.")
+    dependency_chain_length: int | None = Field(
+        None,
+        description="Most depends_on edges on a path leaving the task (a dependency cycle "
+        "counts as one node, dangling ids left out); 0 when it depends on nothing.",
+    )
+    unblocks_count: int | None = Field(None, description="Tasks whose depends_on names it.")
+    unblocks_transitive_count: int | None = Field(
+        None, description="Distinct tasks that reach it by following depends_on (not itself)."
+    )
     extra: dict[str, Any] | None = Field(None, description="Other frontmatter keys, as written.")
     body: str | None = Field(None, description="Markdown body.")
     body_truncated: bool | None = Field(None, description="True when the body was shortened.")
@@ -242,6 +252,7 @@ def to_view(
     fields: Fields = "brief",
     *,
     facts: TaskFacts | None = None,
+    chain: ChainFacts | None = None,
     blocks: list[str] | None = None,
     file_modified: datetime | None = None,
     max_body_chars: int | None = None,
@@ -298,4 +309,6 @@ def to_view(
         }
         if facts.deferred_until is not None:
             full["deferred_until"] = facts.deferred_until
+    if chain is not None:
+        full |= chain._asdict()
     return TaskView(**full)
