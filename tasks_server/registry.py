@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from tasks_server.listing import Listing
 
 if TYPE_CHECKING:
+    from tasks_server.consent import Question
     from tasks_server.context import ServerContext
 
 __all__ = ["DuplicateTool", "Handler", "Hints", "Tier", "ToolSpec", "by_name", "discover", "tool"]
@@ -53,6 +54,8 @@ class ToolSpec:
     handler: Handler
     hints: Hints = field(default_factory=Hints)
     meta: dict[str, Any] | None = None
+    confirm: Question | None = None
+    """What to ask the person before the call (`tasks_server.consent`); None: nothing."""
     origin: str = ""
     """Where the tool comes from, for messages: a module, or a bot's config file."""
 
@@ -91,10 +94,12 @@ def tool(
     read_only: bool = False,
     destructive: bool = False,
     idempotent: bool = False,
+    confirm: Question | None = None,
 ) -> Callable[[Callable[[ServerContext, In], Out]], Callable[[ServerContext, In], Out]]:
     """Declare a tool: its name is the function's, its description the docstring's, its input
     model the type of `args`, its output model the return type (for a paged tool returning
-    `Listing[Output]`, that `Output`). mypy checks every handler against this signature."""
+    `Listing[Output]`, that `Output`); `confirm`, what to ask the person before a call
+    (`tasks_server.consent`). mypy checks every handler against this signature."""
 
     def declare(fn: Callable[[ServerContext, In], Out]) -> Callable[[ServerContext, In], Out]:
         hints = inspect.get_annotations(fn, eval_str=True)
@@ -108,6 +113,7 @@ def tool(
             output_model=get_args(returned)[0] if origin is Listing else returned,
             handler=fn,
             hints=Hints(read_only, destructive, idempotent),
+            confirm=confirm,
             origin=f"{fn.__module__}.{fn.__qualname__}",
         )
         known = _DECLARED.get(spec.name)

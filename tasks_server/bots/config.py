@@ -44,6 +44,7 @@ class Action:
     next_action: str | None
     instructions: Instructions
     patterns: tuple[str, ...]
+    requires_confirmation: bool = False  # initialize_project: the person confirms first
 
     @property
     def key(self) -> str:

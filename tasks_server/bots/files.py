@@ -159,6 +159,9 @@ class ActionFile(_File):
     workflow: bool = Field(description="True when the action is a step of the workflow.")
     order: int | None = Field(None, description="Position in the workflow; else the prefix.")
     next_action: str | None = Field(None, description="The following workflow action.")
+    requires_confirmation: bool = Field(
+        False, description="initialize_project: the person confirms before the project is made."
+    )
 
 
 class Template(_File):

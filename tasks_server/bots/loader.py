@@ -222,6 +222,7 @@ def _bind(
         Action(
             bot, behavior, s.name, s.config.workflow,
             _next_action(s, following.get(s.name), sources), s.instructions, s.patterns,
+            s.config.requires_confirmation,
         )
         for s in [*steps, *others]
     )  # fmt: skip

@@ -31,6 +31,7 @@ from tasks_server.bots.state import (
     step_past_completed,
 )
 from tasks_server.bots.store import StateFile, state_path
+from tasks_server.consent import require_agreement
 
 __all__ = ["BotRuntime"]
 
@@ -130,6 +131,37 @@ class BotRuntime:
 
         return self._run(pick, args, now, reopen=False)
 
+    # --- what to ask the person first (tasks_server.consent), read before any lock ------------
+
+    def forward_question(self, behavior_name: str | None = None) -> str | None:
+        """The question before a forward that would run an initialize_project whose config
+        requires the person's confirmation; None otherwise."""
+        config, state = self.config(), self.store.read().state
+        behavior = config.behavior(behavior_name) if behavior_name else None
+        if behavior_name is not None and behavior is None:
+            return None
+        found = behavior_current(config, state, behavior) if behavior else None
+        found = self._step(config, state, found or resolve_current(config, state), behavior)
+        return self.init_question(config, found.action)
+
+    def init_question(self, config: BotConfig, action: Action) -> str | None:
+        if not (action.auto_completes and action.requires_confirmation):
+            return None
+        return f"Create the project task of the {config.name} workflow ({action.key})?"
+
+    def close_question(self, args: CloseInput) -> str | None:
+        """The question before a close: the action and what it asked for (None when the
+        close would be refused anyway)."""
+        config = self.config()
+        state = self.store.read().state
+        current = resolve_current(config, state).action
+        if args.action and self._named(config, args.action) is not current:
+            return None
+        if not self._gate_open(config, state, current):
+            return None  # refused (ACTION_INCOMPLETE) without a question
+        asked = "; ".join(current.instructions.steps) or current.instructions.description
+        return f"Is {current.key} done? Close it and move on. It asked for: {asked}"
+
     def _forward(self, config: BotConfig, state: WorkflowState) -> Resolution:
         return self._step(config, state, resolve_current(config, state))
 
@@ -198,6 +230,8 @@ class BotRuntime:
     ) -> str | None:
         if not current.auto_completes:
             return None
+        if current.requires_confirmation:
+            require_agreement(f"Create the project task of {config.name}?")
         project = args.project if isinstance(args, ProjectInput) else None
         title = args.project_title if isinstance(args, ProjectInput) else None
         project_id = project or default_project(config.name)
@@ -208,7 +242,9 @@ class BotRuntime:
         return project_id
 
     def close(self, args: CloseInput, now: datetime) -> BotResult:
-        """Mark the current action complete and move on (see `state.close`)."""
+        """Mark the current action complete and move on (see `state.close`); not when the
+        person declined (`close_question`)."""
+        require_agreement(f"Close the current {self.name} action?")
         config = self.config()
         with self.store.transaction() as transaction:
             expected = self._named(config, args.action) if args.action else None

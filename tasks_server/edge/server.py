@@ -26,6 +26,7 @@ from mcp.shared.subscriptions import ToolsListChanged
 from mcp_types import (
     CallToolRequestParams,
     CallToolResult,
+    InputRequiredResult,
     ListToolsResult,
     PaginatedRequestParams,
     TextContent,
@@ -35,7 +36,9 @@ from mcp_types import (
 from pydantic_core import to_json
 
 from tasks_server import version
+from tasks_server.consent import Ask, Consent
 from tasks_server.context import ServerContext
+from tasks_server.edge.consent import consent_for
 from tasks_server.edge.instructions import instructions, said_once
 from tasks_server.edge.schemas import input_schema, output_schema
 from tasks_server.registry import ToolSpec
@@ -61,6 +64,11 @@ def to_tool(spec: ToolSpec) -> Tool:
         ),
         meta={"tier": spec.tier, **(spec.meta or {})},
     )
+
+
+def _answered(consent: Consent) -> Ask:
+    """The answer already given, for `Toolset.run` to hand to the tool."""
+    return lambda question: consent
 
 
 def to_result(outcome: Outcome) -> CallToolResult:
@@ -100,9 +108,15 @@ class TasksServer(Server[Any]):
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
-    ) -> CallToolResult:
-        run = self.toolset.run
-        outcome = await anyio.to_thread.run_sync(run, params.name, params.arguments or {})
+    ) -> CallToolResult | InputRequiredResult:
+        """Ask the person first when the tool has a question (`edge.consent`), then run."""
+        name, arguments = params.name, params.arguments or {}
+        question = await anyio.to_thread.run_sync(self.toolset.question, name, arguments)
+        consent = None if question is None else await consent_for(ctx, params, question)
+        if isinstance(consent, InputRequiredResult):
+            return consent  # the client asks the person, then calls again with the answer
+        ask = None if consent is None else _answered(consent)
+        outcome = await anyio.to_thread.run_sync(self.toolset.run, name, arguments, ask)
         if self.toolset.sync():  # a bot's restart_server changed its tools
             self._tools = [to_tool(spec) for spec in self.toolset.visible()]
             await self._tools_changed(ctx)
