@@ -32,6 +32,15 @@ __all__ = [
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
+CHAIN_LENGTH = Field(
+    description="Most depends_on edges on a path leaving the task, each dependency cycle "
+    "counted as one node, dangling ids left out; 0 when it depends on nothing."
+)
+UNBLOCKS = Field(description="Tasks whose depends_on names this task.")
+UNBLOCKS_TRANSITIVE = Field(
+    description="Distinct tasks that reach this one by following depends_on (not itself)."
+)
+
 
 class TopologyRow(BaseModel):
     """One task with its place in the graph."""
@@ -55,14 +64,9 @@ class TopologyRow(BaseModel):
     ready_days: float | None = Field(
         description="Days since the task became ready; null when not ready or time unknown."
     )
-    dependency_chain_length: int = Field(
-        description="Most depends_on edges on a path leaving the task, each dependency cycle "
-        "counted as one node, dangling ids left out; 0 when it depends on nothing."
-    )
-    unblocks_count: int = Field(description="Tasks whose depends_on names this task.")
-    unblocks_transitive_count: int = Field(
-        description="Distinct tasks that reach this one by following depends_on (not itself)."
-    )
+    dependency_chain_length: int = CHAIN_LENGTH
+    unblocks_count: int = UNBLOCKS
+    unblocks_transitive_count: int = UNBLOCKS_TRANSITIVE
 
 
 class ScoringFactors(BaseModel):
@@ -89,14 +93,9 @@ class ScoringFactors(BaseModel):
     has_acceptance_criteria: bool = Field(
         description='Body contains "acceptance" (any case) or an open checklist item "- [ ]".'
     )
-    dependency_chain_length: int = Field(
-        description="Most depends_on edges on a path leaving the task, each dependency cycle "
-        "counted as one node, dangling ids left out; 0 when it depends on nothing."
-    )
-    unblocks_count: int = Field(description="Tasks whose depends_on names this task.")
-    unblocks_transitive_count: int = Field(
-        description="Distinct tasks that reach this one by following depends_on (not itself)."
-    )
+    dependency_chain_length: int = CHAIN_LENGTH
+    unblocks_count: int = UNBLOCKS
+    unblocks_transitive_count: int = UNBLOCKS_TRANSITIVE
 
 
 def has_acceptance_criteria(body: str) -> bool:
