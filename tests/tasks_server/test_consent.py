@@ -40,10 +40,14 @@ class Person:
 
 
 @asynccontextmanager
-async def session(root: Path, person: Person | None, **options: Any) -> AsyncIterator[Client]:
+async def session(
+    root: Path, person: Person | None, mode: Any = "auto", **options: Any
+) -> AsyncIterator[Client]:
+    """A 2026-07-28 session (the question comes back as input_required) unless `mode` is
+    "legacy" (a handshake-era session: the server asks within the call)."""
     server = make_server(root, **options)
     try:
-        async with Client(server, elicitation_callback=person) as client:
+        async with Client(server, elicitation_callback=person, mode=mode) as client:
             yield client
     finally:
         server.context.close()
@@ -86,6 +90,17 @@ async def test_a_declined_or_cancelled_delete_writes_nothing(
         kept = await call(client, "get_task", task_id=task_id)
     assert refused["error"]["code"] == "DECLINED" and "person" in refused["error"]["message"]
     assert kept["task"]["id"] == task_id
+
+
+@pytest.mark.parametrize(("action", "deleted"), [("accept", True), ("decline", False)])
+async def test_a_handshake_era_session_is_asked_within_the_call(
+    tree: Path, action: Action, deleted: bool
+) -> None:
+    person = Person(action)
+    async with session(tree, person, mode="legacy") as client:
+        task_id = await _a_task(client)
+        result = await client.call_tool("delete_task", {"task_id": task_id})
+    assert result.is_error is not deleted and len(person.asked) == 1
 
 
 async def test_a_client_that_cannot_ask_deletes_as_before_and_is_told(tree: Path) -> None:
