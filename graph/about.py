@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graph._records import Record
+from graph.chains import ChainFacts
 from graph.claims import claim_of, deferred_until
 from graph.facts import BlockedReasons
 from storage.model import Task
@@ -52,10 +53,19 @@ class TaskAbout:
     claimed_by: str | None
     claim_expires: datetime | None
     claim_live: bool | None
+    dependency_chain_length: int
+    unblocks_count: int
+    unblocks_transitive_count: int
 
 
 def task_about(
-    task: Task, record: Record, reasons: BlockedReasons, blocks: Sequence[str], now: datetime
+    task: Task,
+    record: Record,
+    reasons: BlockedReasons,
+    blocks: Sequence[str],
+    *,
+    chain: ChainFacts,
+    now: datetime,
 ) -> TaskAbout:
     """The answer for `task` from its index record, why it is blocked and the first tasks
     it blocks: a deferral still ahead at `now` makes it not ready; a claim shows whether
@@ -76,4 +86,5 @@ def task_about(
         claimed_by=claim.agent if claim is not None else None,
         claim_expires=claim.expires if claim is not None else None,
         claim_live=claim.is_live(now) if claim is not None else None,
+        **chain._asdict(),
     )

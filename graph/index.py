@@ -26,9 +26,11 @@ table and the swap of the whole index on a rebuild).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Self
+from typing import Any, Self, TypeVar
+
+import networkx as nx
 
 from graph._order import Group, GroupKind, OrderedIds, TaskOrders, sort_key
 from graph._records import (
@@ -42,12 +44,15 @@ from graph._records import (
 from graph._store import Kind, Store
 from graph._tally import Tally
 from graph.about import TaskAbout, task_about
+from graph.chains import chains
 from graph.errors import UnknownTask
 from graph.facts import CYCLE_SHOWN, BlockedReasons, TaskFacts
 from storage.bulk import gc_paused
 from storage.model import TERMINAL_STATUSES, Task
 
 __all__ = ["GroupKind", "OrderedIds", "TaskIndex"]
+
+_T = TypeVar("_T")
 
 REMEMBERED = 64
 """How many query results `until_edit` keeps between two edits."""
@@ -66,6 +71,7 @@ class TaskIndex:
         """The groups kept in the task order (`in_order` reads one; a query reading several
         reads them here)."""
         self._sorted: dict[str, tuple[str, ...]] = {}
+        self._derived: dict[str, Any] = {}
 
     @classmethod
     def build(cls, tasks: Iterable[Task]) -> Self:
@@ -89,6 +95,7 @@ class TaskIndex:
         """Put new or changed tasks in and take removed ids out, at the cost of the change
         (an id in both is upserted)."""
         self._sorted.clear()
+        self._derived.clear()
         changed = {task.id: task for task in upserted}
         gone = set(removed) - changed.keys()
         moves = [(self.get(i), changed.get(i)) for i in changed.keys() | gone]
@@ -187,6 +194,14 @@ class TaskIndex:
             if len(self._sorted) >= REMEMBERED:
                 self._sorted.clear()
             found = self._sorted[name] = tuple(compute())
+        return found
+
+    def until_edit_value(self, name: str, compute: Callable[[], _T]) -> _T:
+        """`compute()`, remembered as `name` until the next `apply`: a whole-graph answer
+        (the chain facts) computed once per generation of the index. Do not change it."""
+        if name not in self._derived:
+            self._derived[name] = compute()
+        found: _T = self._derived[name]
         return found
 
     def tasks(self) -> list[Task]:
@@ -295,6 +310,15 @@ class TaskIndex:
         """The whole-graph counters (for the query modules of this package)."""
         return self._tally
 
+    def dependency_graph(self) -> nx.DiGraph[str]:
+        """The depends_on edges between existing tasks (for the query modules of this
+        package; do not edit it)."""
+        return self._store.dependencies
+
+    def dependency_cycle_members(self) -> Mapping[str, tuple[str, ...]]:
+        """Every member of a depends_on cycle (a self-loop too) → the cycle's sorted members."""
+        return self._store.dep_cycle
+
     def dependency_cycles(self) -> list[list[str]]:
         """Every depends_on cycle as its sorted members; the list sorted."""
         return [list(c) for c in sorted(set(self._store.dep_cycle.values()))]
@@ -339,7 +363,7 @@ class TaskIndex:
         tasks it blocks (`graph/about.py`)."""
         task, record, reasons = self.require(task_id), self.record(task_id), self.reasons(task_id)
         blocks = self.orders.view("depends_on", task_id)[:shown]
-        return task_about(task, record, reasons, blocks, now)
+        return task_about(task, record, reasons, blocks, chain=chains(self)[task_id], now=now)
 
     def ready_base(self, task_id: str) -> datetime | None:
         """What the readiness of `task_id` dates from (its `ready_since` while it is ready):

@@ -51,8 +51,7 @@ class OldestReady(BaseModel):
 
     model_config = _FROZEN
 
-    task: str = Field(description="Task id (the same as task_id).")
-    task_id: str = Field(description="Task id.")
+    task: str = Field(description="Task id.")
     days_ready: float = Field(description="Days since it became ready.")
 
 
@@ -61,8 +60,7 @@ class OldestInProgress(BaseModel):
 
     model_config = _FROZEN
 
-    task: str = Field(description="Task id (the same as task_id).")
-    task_id: str = Field(description="Task id.")
+    task: str = Field(description="Task id.")
     days_in_progress: float = Field(description="Days since its last modification.")
 
 
@@ -110,7 +108,7 @@ def _oldest_ready(index: TaskIndex, now: datetime) -> OldestReady | None:
     if not since:
         return None
     when, task_id = min(since)
-    return OldestReady(task=task_id, task_id=task_id, days_ready=days_since(when, now))
+    return OldestReady(task=task_id, days_ready=days_since(when, now))
 
 
 def _oldest_in_progress(index: TaskIndex, now: datetime) -> OldestInProgress | None:
@@ -119,7 +117,7 @@ def _oldest_in_progress(index: TaskIndex, now: datetime) -> OldestInProgress | N
     if not since:
         return None
     when, task_id = min(since)
-    return OldestInProgress(task=task_id, task_id=task_id, days_in_progress=days_since(when, now))
+    return OldestInProgress(task=task_id, days_in_progress=days_since(when, now))
 
 
 def _later(first: datetime | None, second: datetime | None) -> datetime | None:

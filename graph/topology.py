@@ -12,6 +12,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph._time import check_now, days_between
+from graph.chains import chains
 from graph.checklist import has_open_checklist_item
 from graph.errors import InvalidArgument
 from graph.index import TaskIndex
@@ -30,6 +31,15 @@ __all__ = [
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+CHAIN_LENGTH = Field(
+    description="Most depends_on edges on a path leaving the task, each dependency cycle "
+    "counted as one node, dangling ids left out; 0 when it depends on nothing."
+)
+UNBLOCKS = Field(description="Tasks whose depends_on names this task.")
+UNBLOCKS_TRANSITIVE = Field(
+    description="Distinct tasks that reach this one by following depends_on (not itself)."
+)
 
 
 class TopologyRow(BaseModel):
@@ -54,6 +64,9 @@ class TopologyRow(BaseModel):
     ready_days: float | None = Field(
         description="Days since the task became ready; null when not ready or time unknown."
     )
+    dependency_chain_length: int = CHAIN_LENGTH
+    unblocks_count: int = UNBLOCKS
+    unblocks_transitive_count: int = UNBLOCKS_TRANSITIVE
 
 
 class ScoringFactors(BaseModel):
@@ -80,6 +93,9 @@ class ScoringFactors(BaseModel):
     has_acceptance_criteria: bool = Field(
         description='Body contains "acceptance" (any case) or an open checklist item "- [ ]".'
     )
+    dependency_chain_length: int = CHAIN_LENGTH
+    unblocks_count: int = UNBLOCKS
+    unblocks_transitive_count: int = UNBLOCKS_TRANSITIVE
 
 
 def has_acceptance_criteria(body: str) -> bool:
@@ -125,6 +141,7 @@ def topology_row(index: TaskIndex, task: Task, now: datetime) -> TopologyRow:
         created=task.created,
         modified=task.modified,
         ready_days=_ready_days(index, task.id, now),
+        **chains(index)[task.id]._asdict(),
     )
 
 
@@ -239,6 +256,7 @@ def task_factors(index: TaskIndex, task: Task, now: datetime) -> ScoringFactors:
         project=task.project,
         body_length=len(body),
         has_acceptance_criteria=has_acceptance_criteria(body),
+        **chains(index)[task.id]._asdict(),
     )
 
 

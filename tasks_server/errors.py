@@ -158,6 +158,8 @@ RECOVERY: dict[str, tuple[str, list[str]]] = {  # `{tool}` stands for the tool c
                           ["{tool}", "get_index_stats"]),
     "UNKNOWN_TOOL": ("Use a name tools/list shows", []),
     "ACTION_INCOMPLETE": ("Finish the action error.message names, then close it", []),
+    "DECLINED": ("The person declined: ask them what they want instead; nothing was changed",
+                 []),
     "READ_ONLY_ROOT": ("Serve a writable copy: run tasks-server init DIR, then --root DIR",
                        ["get_index_stats"]),
     "GIT_NOT_INSTALLED": ("Install git (or put it on the server's PATH), then call {tool} again",

@@ -23,6 +23,7 @@ from tasks_server.models import KnownProject
 from tasks_server.spec import DuplicateTool, Handler, Hints, Tier, ToolSpec, by_name
 
 if TYPE_CHECKING:
+    from tasks_server.consent import Question
     from tasks_server.context import ServerContext
 
 __all__ = ["DuplicateTool", "Handler", "Hints", "Tier", "ToolSpec", "by_name", "discover", "tool"]
@@ -41,10 +42,12 @@ def tool(
     destructive: bool = False,
     idempotent: bool = False,
     waits: bool = False,
+    confirm: Question | None = None,
 ) -> Callable[[Callable[[ServerContext, In], Out]], Callable[[ServerContext, In], Out]]:
     """Declare a tool: its name is the function's, its description the docstring's, its input
     model the type of `args`, its output model the return type (for a paged tool returning
-    `Listing[Output]`, that `Output`). mypy checks every handler against this signature."""
+    `Listing[Output]`, that `Output`); `confirm`, what to ask the person before a call
+    (`tasks_server.consent`). mypy checks every handler against this signature."""
 
     def declare(fn: Callable[[ServerContext, In], Out]) -> Callable[[ServerContext, In], Out]:
         hints = inspect.get_annotations(fn, eval_str=True)
@@ -61,6 +64,7 @@ def tool(
             handler=fn,
             hints=Hints(read_only, destructive, idempotent),
             project_arg=project_arg(hints["args"], read_only=read_only),
+            confirm=confirm,
             origin=f"{fn.__module__}.{fn.__qualname__}",
             waits=waits,
         )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
+    from tasks_server.consent import Question
     from tasks_server.context import ServerContext
     from tasks_server.listing import Listing
 
@@ -46,6 +47,8 @@ class ToolSpec:
     handler: Handler
     hints: Hints = field(default_factory=Hints)
     meta: dict[str, Any] | None = None
+    confirm: Question | None = None
+    """What to ask the person before the call (`tasks_server.consent`); None: nothing."""
     project_arg: str | None = None
     """The argument naming a project some task must have (declared `models.ProjectArg`):
     the toolset refuses, before the handler, a reading call naming one no task has."""

@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
-from graph.errors import InvalidArgument, UnknownTask
-from storage.errors import ConflictedFile, TaskNotFound
+from graph.errors import GraphError, InvalidArgument, UnknownTask
+from storage.errors import ConflictedFile, StorageError, TaskNotFound
 from tasks_server.answer import bound_answer, bounded_json
 from tasks_server.bots.errors import UnknownBot
+from tasks_server.consent import NOT_ASKED, Ask, Consent, answering, ask_about
 from tasks_server.context import ServerContext
 from tasks_server.errors import (
     RECOVERY,
@@ -136,14 +137,16 @@ class Toolset:
             raise ReadOnlyRoot()
         return spec
 
-    def run(self, name: str, arguments: dict[str, Any]) -> Outcome:
-        """Run one call; never raises."""
+    def run(self, name: str, arguments: dict[str, Any], ask: Ask | None = None) -> Outcome:
+        """Run one call; never raises. `ask` puts a tool's question to the person (the MCP
+        edge's elicitation); without it a question is answered `not_asked`."""
         try:
             spec = self.spec(name)
             check_sizes(arguments)
             args = spec.input_model.model_validate(arguments)
+            consent = self._consent(spec, args, ask)  # asked before any lock is taken
             writes = not spec.hints.read_only  # checks and write under the tree's write lock
-            with self.context.live.snapshot(write=writes):  # every finished change is in it
+            with self.context.live.snapshot(write=writes), answering(consent):
                 if spec.project_arg is not None and spec.hints.read_only:
                     self._check_project(getattr(args, spec.project_arg))
                 output = spec.handler(self.context, args)
@@ -151,6 +154,8 @@ class Toolset:
                     output = page(self.context, name, args, output, spec.output_model)
                 data: dict[str, Any] = self._limit_guidance(output).model_dump(mode="json")
                 self._explain_blocked(args, data)
+            if consent == "not_asked":
+                _warn(data, NOT_ASKED)
             text = bounded_json(data)
         except Exception as exc:
             return Outcome(self._error(name, self._named_conflict(exc)), True)
@@ -161,6 +166,28 @@ class Toolset:
         task_id = exc.task_id if isinstance(exc, UnknownTask | TaskNotFound) else None
         path = self.context.conflicted(task_id) if task_id else None
         return exc if path is None or task_id is None else ConflictedFile(path, task_id)
+
+    def question(self, name: str, arguments: dict[str, Any]) -> str | None:
+        """What the tool would ask the person before this call; None when nothing (or when
+        the call fails anyway: `run` reports that)."""
+        try:
+            spec = self.spec(name)
+            if spec.confirm is None:
+                return None
+            args = spec.input_model.model_validate(arguments)
+            with self.context.live.snapshot():
+                return spec.confirm(self.context, args)
+        except (ToolFailure, GraphError, StorageError, ValidationError):
+            return None  # the call itself reports it, through the one mapping
+
+    def _consent(self, spec: ToolSpec, args: Any, ask: Ask | None) -> Consent | None:
+        """The person's answer to the tool's question for `args` (None: it asks nothing),
+        the question read from a fresh snapshot, the answer awaited outside every lock."""
+        if spec.confirm is None:
+            return None
+        with self.context.live.snapshot():
+            question = spec.confirm(self.context, args)
+        return ask_about(question, ask)
 
     def _check_project(self, project: str | None) -> None:
         """A reading tool filtering by a project no task has is INVALID_ARGUMENT, never an
@@ -241,3 +268,10 @@ def open_toolset(
     return Toolset(
         specs, context, lambda name, tier: name in runtime.registered and check(name, tier)
     )
+
+
+def _warn(data: dict[str, Any], line: str) -> None:
+    """Add `line` to the result's guidance warnings."""
+    guidance = data.get("guidance")
+    if isinstance(guidance, dict):
+        guidance["warnings"] = [*(guidance.get("warnings") or []), line]

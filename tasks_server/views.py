@@ -134,6 +134,15 @@ class TaskView(TaskBrief):
         "order (blocking_count counts all; get_task_neighborhood pages them).",
     )
     blocking_count: int | None = Field(None, description="Tasks that depend on this one.")
+    dependency_chain_length: int | None = Field(
+        None,
+        description="Most depends_on edges on a path leaving the task (a dependency cycle "
+        "counts as one node, dangling ids left out); 0 when it depends on nothing.",
+    )
+    unblocks_count: int | None = Field(None, description="Tasks whose depends_on names it.")
+    unblocks_transitive_count: int | None = Field(
+        None, description="Distinct tasks that reach it by following depends_on (not itself)."
+    )
     extra: dict[str, Any] | None = Field(None, description="Other frontmatter keys, as written.")
     body: str | None = Field(None, description="Markdown body.")
     body_truncated: bool | None = Field(None, description="True when the body was shortened.")

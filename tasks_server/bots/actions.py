@@ -38,6 +38,7 @@ __all__ = [
     "named_folder",
     "summary",
     "trigger_words",
+    "triggers",
 ]
 
 ACTION_FILES = ("action_config.json", "instructions.json", "trigger_words.json")
@@ -109,9 +110,17 @@ def summary(name: str, lines: tuple[str, ...]) -> str:
 
 def trigger_words(reader: Reader, folder: Path) -> tuple[str, ...] | None:
     """The patterns of the folder's trigger_words.json; None when it has none."""
+    return triggers(reader, folder)[0]
+
+
+def triggers(reader: Reader, folder: Path) -> tuple[tuple[str, ...] | None, str | None]:
+    """The patterns and the description of the folder's trigger_words.json (None, None
+    when it has none)."""
     path = folder / ACTION_FILES[2]
     found = reader.optional(path, TriggerWordsFile)
-    return None if found is None else patterns_of(path, found, required=True)
+    if found is None:
+        return None, None
+    return patterns_of(path, found, required=True), found.description
 
 
 def _read_action(reader: Reader, folder: Path) -> ActionSource:
@@ -160,27 +169,40 @@ def actions_in(
     return found
 
 
-def base_folder(reader: Reader, folder: Path, about: BotInstructions | None) -> Path | None:
+def base_folder(
+    reader: Reader, folder: Path, about: BotInstructions | None, root: Path | None = None
+) -> Path | None:
+    """The bot's shared actions: where its instructions.json's baseActionsPath points, else
+    its own `base_actions/` folder when it has one."""
     if about is not None and about.base_actions_path is not None:
-        return named_folder(folder / "instructions.json", folder, about.base_actions_path)
+        return named_folder(folder / "instructions.json", about.base_actions_path, folder, root)
     local = folder / "base_actions"
     return local if reader.note(local) and local.is_dir() else None
 
 
-def named_folder(about_path: Path, folder: Path, relative: str) -> Path:
-    path = folder / relative
-    if not path.is_dir():
-        raise BotConfigError(about_path, "baseActionsPath", f"no folder at {path}")
-    return path
+def named_folder(about_path: Path, relative: str, bot: Path, root: Path | None) -> Path:
+    """A `baseActionsPath`, in whichever file it is given: relative to the bot's folder,
+    then to the task tree's root; the first that is a folder."""
+    tried = [bot / relative, *([root / relative] if root is not None else [])]
+    found = next((path for path in tried if path.is_dir()), None)
+    if found is None:
+        raise BotConfigError(
+            about_path, "baseActionsPath", f"no folder at {' nor at '.join(map(str, tried))}"
+        )
+    return found
 
 
 class SharedActions:
     """The shared actions of the bot, and of any other folder a behaviour names, each read
     once."""
 
-    def __init__(self, reader: Reader, folder: Path | None) -> None:
+    def __init__(
+        self, reader: Reader, folder: Path | None, bot: Path, root: Path | None = None
+    ) -> None:
         self.reader = reader
         self.default = folder
+        self.bot = bot
+        self.root = root
         self._read: dict[Path, dict[str, ActionSource]] = {}
 
     def actions(self, folder: Path | None = None) -> dict[str, ActionSource]:
@@ -191,3 +213,7 @@ class SharedActions:
         if key not in self._read:
             self._read[key] = actions_in(self.reader, folder)
         return self._read[key]
+
+    def named(self, about_path: Path, relative: str) -> dict[str, ActionSource]:
+        """The shared actions of the folder a behaviour's baseActionsPath names."""
+        return self.actions(named_folder(about_path, relative, self.bot, self.root))

@@ -141,12 +141,14 @@ def _spec(
     call: Call[In],
     *,
     idempotent: bool = True,
+    confirm: Callable[[Any], str | None] | None = None,
 ) -> ToolSpec:
     text = f"{description} Triggers: {'; '.join(patterns)}." if patterns else description
     return ToolSpec(
         name=name, tier="workflow", description=text, input_model=input_model,
         output_model=BotResult, handler=_handler(call),
         hints=_hints(idempotent=idempotent), meta={"trigger_patterns": patterns},
+        confirm=None if confirm is None else (lambda context, args: confirm(args)),
     )  # fmt: skip
 
 
@@ -169,8 +171,10 @@ def _bot_level(runtime: BotRuntime, config: BotConfig) -> list[ToolSpec]:
             config.bot_tool,
             f"Continue the {name} workflow where it left off: runs the current action and "
             f"returns its instructions.{summary}",
-            [f"continue {name}", "continue where I left off", "what is the next step"],
+            list(config.patterns)
+            or [f"continue {name}", "continue where I left off", "what is the next step"],
             ProjectInput, runtime.forward,
+            confirm=lambda args: runtime.forward_question(),
         ),
         _spec(
             close_tool,
@@ -178,7 +182,7 @@ def _bot_level(runtime: BotRuntime, config: BotConfig) -> list[ToolSpec]:
             "behavior's end, the next behavior; at the bot's end, report it done). Call it "
             "once the action's outputs are produced and the user agrees.",
             ["done with this step", "close the current action", "move on"],
-            CloseInput, runtime.close, idempotent=False,
+            CloseInput, runtime.close, idempotent=False, confirm=runtime.close_question,
         ),
         _spec(
             config.restart_tool,
@@ -206,6 +210,7 @@ def _behavior_spec(runtime: BotRuntime, behavior: Behavior) -> ToolSpec:
         f"{behavior.name} current.",
         patterns, ProjectInput,
         lambda args, now: runtime.forward(args, now, behavior.name),
+        confirm=lambda args: runtime.forward_question(behavior.name),
     )  # fmt: skip
 
 
@@ -227,4 +232,5 @@ def _action_spec(runtime: BotRuntime, behavior: Behavior, action: Action) -> Too
         list(action.patterns),
         ProjectInput if action.auto_completes else ActionInput,
         lambda args, now: runtime.run(action.behavior, action.name, args, now),
+        confirm=lambda args: runtime.init_question(runtime.config(), action),
     )

@@ -44,6 +44,7 @@ class Action:
     next_action: str | None
     instructions: Instructions
     patterns: tuple[str, ...]
+    requires_confirmation: bool = False  # initialize_project: the person confirms first
 
     @property
     def key(self) -> str:
@@ -97,6 +98,7 @@ class BotConfig:
     behaviors: tuple[Behavior, ...]
     stamps: Mapping[str, Stamp] = field(repr=False, compare=False)
     goal: str = ""
+    patterns: tuple[str, ...] = ()  # the bot-level trigger_words.json's, for its bot tool
 
     @property
     def bot_tool(self) -> str:
@@ -148,6 +150,7 @@ class BotConfig:
         texts: dict[str, tuple[str, ...]] = {
             name: (self.description, self.goal) for name in self.tool_names()
         }
+        texts[self.bot_tool] = (self.description, self.goal, *self.patterns)
         for behavior in self.behaviors:
             texts[behavior.tool] = (behavior.description, behavior.goal, *behavior.patterns)
             for action in behavior.actions:

@@ -10,9 +10,13 @@
     action_config.json          ActionFile         name, workflow, order, next_action
     instructions.json (action)  InstructionsFile   description, steps, outputs; or actionName,
                                                    instructions, templates
-    trigger_words.json          TriggerWordsFile   patterns | trigger_patterns (optional)
+    trigger_words.json          TriggerWordsFile   patterns | trigger_patterns, with description and
+                                                   priority beside them; or intent-keyed
+                                                   {intent: {patterns, priority}} (optional)
 
-Every problem is one `BotConfigError(path, field, detail)`, including a name that cannot be
+Keys a file holds beyond these are ignored (the system that writes these files adds its own);
+only a malformed file (bad JSON, a known key of the wrong type, a required one missing) is an
+error. Every problem is one `BotConfigError(path, field, detail)`, including a name that cannot be
 part of a tool name or is given twice (`check_name`, `check_unique`).
 """
 
@@ -24,7 +28,7 @@ import re
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from storage.nesting import TooDeep, json_loads
 from tasks_server.bots.errors import BotConfigError
@@ -88,7 +92,7 @@ def check_unique(path: Path, field_name: str, names: list[str]) -> None:
 
 
 class _File(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True)
 
 
 class _Patterns(_File):
@@ -137,7 +141,7 @@ class BehaviorFile(_Patterns):
     """A behaviour's behavior.json or instructions.json: what it is for, and (in a
     behavior.json) its workflow actions in `actions_workflow`."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True, populate_by_name=True)
     behavior_name: str | None = Field(None, alias="behaviorName", description="Its name.")
     description: str | None = Field(None, description="What the behavior achieves.")
     goal: str | None = Field(None, description="Its goal.")
@@ -155,6 +159,9 @@ class ActionFile(_File):
     workflow: bool = Field(description="True when the action is a step of the workflow.")
     order: int | None = Field(None, description="Position in the workflow; else the prefix.")
     next_action: str | None = Field(None, description="The following workflow action.")
+    requires_confirmation: bool = Field(
+        False, description="initialize_project: the person confirms before the project is made."
+    )
 
 
 class Template(_File):
@@ -167,7 +174,7 @@ class InstructionsFile(_File):
     """An action's instructions.json, in either shape: ours (`description`, `steps`,
     `outputs`) or a base action's (`actionName`, `instructions`, optional `templates`)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True, populate_by_name=True)
     description: str | None = Field(None, min_length=1, description="One-line summary.")
     steps: list[str] | None = Field(None, description="What to do, in order.")
     outputs: list[str] | None = Field(None, description="What the action produces.")
@@ -176,17 +183,43 @@ class InstructionsFile(_File):
     templates: dict[str, Template] | None = Field(None, description="Templates by name.")
 
 
+class Intent(_File):
+    """One intent of an intent-keyed trigger_words.json."""
+
+    patterns: list[str] = Field(description="Trigger phrases of the intent.")
+    priority: int | None = Field(None, description="The intent's priority (kept, not used).")
+
+
 class TriggerWordsFile(_Patterns):
-    pass
+    """A trigger_words.json: `{patterns | trigger_patterns, description?, priority?}`, or
+    intent-keyed `{"<intent>": {patterns, priority}}` (read into `intents`)."""
+
+    description: str | None = Field(None, description="What the triggers are for.")
+    priority: int | None = Field(None, description="Its priority (kept, not used).")
+    intents: dict[str, Intent] | None = Field(None, description="Patterns by intent.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _intent_keyed(cls, data: Any) -> Any:
+        """`{intent: {patterns, ...}}` (no pattern list of its own) → `{intents: {...}}`."""
+        if not isinstance(data, dict) or {"patterns", "trigger_patterns", "intents"} & set(data):
+            return data
+        intents = {key: value for key, value in data.items() if isinstance(value, dict)}
+        rest = {key: value for key, value in data.items() if key not in intents}
+        return {**rest, "intents": intents} if intents else data
 
 
 def patterns_of(path: Path, found: _Patterns, *, required: bool) -> tuple[str, ...]:
-    """The one pattern list of a file that may spell it `patterns` or `trigger_patterns`."""
+    """The one pattern list of a file that may spell it `patterns` or `trigger_patterns`, or
+    key it by intent (every intent's patterns, in the file's order)."""
     if found.patterns is not None and found.trigger_patterns is not None:
         raise BotConfigError(
             path, "trigger_patterns", "give patterns or trigger_patterns, not both"
         )
     words = found.patterns if found.patterns is not None else found.trigger_patterns
+    intents = found.intents if isinstance(found, TriggerWordsFile) else None
+    if words is None and intents is not None:
+        words = list(dict.fromkeys(word for intent in intents.values() for word in intent.patterns))
     if words is None and required:
         raise BotConfigError(path, "patterns", "a list of phrases is required "
                              "(as patterns or trigger_patterns)")  # fmt: skip

@@ -3,12 +3,14 @@
     <bot>/config/bot_config.json        name, description, behaviors (`shape` or `1_shape`)
     <bot>/instructions.json             optional: botName, description, goal, baseActionsPath
                                         (the shared actions), behaviors {folder: one line}
+    <bot>/trigger_words.json            optional: the bot tool's trigger words
     <bot>/base_actions/<action>/        actions every behavior has (when there is no path)
     <bot>/behaviors/<N>_<behavior>/
         behavior.json                   optional: description, goal, trigger words, and
                                         actions_workflow {actions: [{name, order, ...}]}
         instructions.json               optional: the behaviour's own description, goal, ...
-        trigger_words.json              optional: the behaviour's trigger words
+        trigger_words.json              optional: the behaviour's trigger words (and a line
+                                        describing it when nothing else does)
         <N>_<action>/                   an action of this behavior alone or, named like a
                                         base action, this behavior's own copy of its files
         guardrails/ content/ rules/ ... folders with no action file: the behavior's material
@@ -16,7 +18,8 @@
 This module reads the bot and its behaviours and binds each behaviour's actions (read from
 their folders by `actions.py`) in order. Workflow actions run by `order` (else their
 folder's number prefix); `next_action`, when given, must name the next one (null for the
-last). A relative `baseActionsPath` is read from the folder of the file that gives it.
+last). A `baseActionsPath`, in the bot's or a behaviour's file, is read relative to the bot's
+folder, then to the task tree's root (`actions.named_folder`).
 
 The first problem found is a `BotConfigError(path, field, detail)`.
 """
@@ -32,9 +35,8 @@ from tasks_server.bots.actions import (
     SharedActions,
     actions_in,
     base_folder,
-    named_folder,
     summary,
-    trigger_words,
+    triggers,
 )
 from tasks_server.bots.config import Action, Behavior, BotConfig, Instructions
 from tasks_server.bots.errors import BotConfigError
@@ -56,8 +58,9 @@ __all__ = ["load_bot"]
 MAX_TOOL_NAME = 128
 
 
-def load_bot(folder: Path) -> BotConfig:
-    """Read and check a bot's whole folder; the first problem is a BotConfigError."""
+def load_bot(folder: Path, root: Path | None = None) -> BotConfig:
+    """Read and check a bot's whole folder; the first problem is a BotConfigError. `root`,
+    the task tree's, is the second place a `baseActionsPath` is looked for."""
     reader = Reader()
     config_path = folder / "config" / "bot_config.json"
     bot = reader.model(config_path, BotFile)
@@ -70,14 +73,17 @@ def load_bot(folder: Path) -> BotConfig:
     about = reader.optional(about_path, BotInstructions)
     if about is not None and about.bot_name not in (None, bot.name):
         raise BotConfigError(about_path, "botName", f"{about.bot_name!r} differs from {bot.name!r}")
-    shared = SharedActions(reader, base_folder(reader, folder, about))
+    shared = SharedActions(reader, base_folder(reader, folder, about, root), folder, root)
     lines = {
         split_prefix(key)[1]: line for key, line in ((about and about.behaviors) or {}).items()
     }
     behaviors = _load_behaviors(folder / "behaviors", bot, config_path, shared, lines)
-    description = bot.description or (about and about.description) or ""
+    words, said = triggers(reader, folder)
+    description = bot.description or (about and about.description) or said or ""
     goal = (about and about.goal) or ""
-    config = BotConfig(bot.name, description, folder, behaviors, reader.stamps, goal)
+    config = BotConfig(
+        bot.name, description, folder, behaviors, reader.stamps, goal, tuple(words or ())
+    )
     _check_tool_names(config, config_path)
     return config
 
@@ -142,14 +148,15 @@ def _load_behavior(
         for path in (folder / "behavior.json", folder / ACTION_FILES[1])
         if (found := reader.optional(path, BehaviorFile)) is not None
     ]
+    words, said = triggers(reader, folder)
     description = next((f.description for _, f in files if f.description), None)
     goal = next((f.goal for _, f in files if f.goal), "")
     patterns = [word for path, f in files for word in patterns_of(path, f, required=False)]
-    patterns += trigger_words(reader, folder) or ()
+    patterns += words or ()
     base = _behavior_base(folder, files, shared)
     sources = {**base, **actions_in(reader, folder, base)}
     actions = _bind(folder, bot, name, sources)
-    description = description or line or f"The {name} behavior of {bot}."
+    description = description or line or said or f"The {name} behavior of {bot}."
     return Behavior(bot, name, description, tuple(dict.fromkeys(patterns)), actions, goal)
 
 
@@ -160,7 +167,7 @@ def _behavior_base(
     base = shared.actions()
     for path, found in files:
         if found.base_actions_path is not None:
-            base = shared.actions(named_folder(path, folder, found.base_actions_path))
+            base = shared.named(path, found.base_actions_path)
     for path, found in files:
         if found.actions_workflow is not None:
             base = _with_workflow(path, found.actions_workflow, base)
@@ -215,6 +222,7 @@ def _bind(
         Action(
             bot, behavior, s.name, s.config.workflow,
             _next_action(s, following.get(s.name), sources), s.instructions, s.patterns,
+            s.config.requires_confirmation,
         )
         for s in [*steps, *others]
     )  # fmt: skip

@@ -61,7 +61,10 @@ class RestartInput(_Input):
 class InstructionsView(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    description: str = Field(description="What the action is for.")
+    description: str | None = Field(
+        description="What the action is for; null when its file gives only the lines of "
+        "`steps` (the first of them says it)."
+    )
     steps: list[str] = Field(description="What to do, in order.")
     outputs: list[str] = Field(description="What the action should produce.")
 

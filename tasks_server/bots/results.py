@@ -22,9 +22,14 @@ def state_view(config: BotConfig, state: WorkflowState, current: Action) -> Stat
 
 
 def _instructions(current: Action) -> InstructionsView:
+    """The action's instructions, each line once: a summary that is only the first step
+    (a base action's `{actionName, instructions}`) is not repeated."""
     text = current.instructions
+    repeated = text.steps[:1] == (text.description,)
     return InstructionsView(
-        description=text.description, steps=list(text.steps), outputs=list(text.outputs)
+        description=None if repeated else text.description,
+        steps=list(text.steps),
+        outputs=list(text.outputs),
     )
 
 

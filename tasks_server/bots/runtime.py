@@ -31,6 +31,7 @@ from tasks_server.bots.state import (
     step_past_completed,
 )
 from tasks_server.bots.store import StateFile, state_path
+from tasks_server.consent import require_agreement
 
 __all__ = ["BotRuntime"]
 
@@ -73,7 +74,7 @@ class BotRuntime:
     def __init__(self, folder: Path, tree: TaskTree) -> None:
         self.folder = folder
         self.tree = tree
-        self._config = load_bot(folder)
+        self._config = load_bot(folder, tree.root)
         self._reload_lock = threading.Lock()
         self.name = self._config.name
         self.registered = self._config.surface()
@@ -94,12 +95,12 @@ class BotRuntime:
         if self._config.is_stale():
             with self._reload_lock:
                 if self._config.is_stale():
-                    self._config = load_bot(self.folder)
+                    self._config = load_bot(self.folder, self.tree.root)
         return self._config
 
     def reload(self) -> BotConfig:
         with self._reload_lock:
-            self._config = load_bot(self.folder)
+            self._config = load_bot(self.folder, self.tree.root)
         return self._config
 
     def drift(self, config: BotConfig) -> list[str]:
@@ -130,6 +131,37 @@ class BotRuntime:
 
         return self._run(pick, args, now, reopen=False)
 
+    # --- what to ask the person first (tasks_server.consent), read before any lock ------------
+
+    def forward_question(self, behavior_name: str | None = None) -> str | None:
+        """The question before a forward that would run an initialize_project whose config
+        requires the person's confirmation; None otherwise."""
+        config, state = self.config(), self.store.read().state
+        behavior = config.behavior(behavior_name) if behavior_name else None
+        if behavior_name is not None and behavior is None:
+            return None
+        found = behavior_current(config, state, behavior) if behavior else None
+        found = self._step(config, state, found or resolve_current(config, state), behavior)
+        return self.init_question(config, found.action)
+
+    def init_question(self, config: BotConfig, action: Action) -> str | None:
+        if not (action.auto_completes and action.requires_confirmation):
+            return None
+        return f"Create the project task of the {config.name} workflow ({action.key})?"
+
+    def close_question(self, args: CloseInput) -> str | None:
+        """The question before a close: the action and what it asked for (None when the
+        close would be refused anyway)."""
+        config = self.config()
+        state = self.store.read().state
+        current = resolve_current(config, state).action
+        if args.action and self._named(config, args.action) is not current:
+            return None
+        if not self._gate_open(config, state, current):
+            return None  # refused (ACTION_INCOMPLETE) without a question
+        asked = "; ".join(current.instructions.steps) or current.instructions.description
+        return f"Is {current.key} done? Close it and move on. It asked for: {asked}"
+
     def _forward(self, config: BotConfig, state: WorkflowState) -> Resolution:
         return self._step(config, state, resolve_current(config, state))
 
@@ -141,10 +173,25 @@ class BotRuntime:
         within: Behavior | None = None,
     ) -> Resolution:
         """Step past completed actions, but not past initialize_project while its project
-        task is missing (running it again writes the project)."""
-        if found.action.auto_completes and not self._has_project(state):
+        task is missing (running it again writes the project); a forward to a later action
+        before then runs initialize_project instead, and says so."""
+        if self._gate_open(config, state, found.action):
+            return step_past_completed(config, state, found, within)
+        init = _initializer(config, found.action)
+        if init is None or init is found.action:
             return found
-        return step_past_completed(config, state, found, within)
+        said = (
+            f"{init.key} has not completed (the workflow's project task is not written): "
+            f"ran it instead of {found.action.key}"
+        )
+        return Resolution(init, "; ".join(filter(None, (found.warning, said))))
+
+    def _gate_open(self, config: BotConfig, state: WorkflowState, current: Action) -> bool:
+        """True when the workflow may move past initialize_project: its project task is in
+        the tree (or a state file from before the project was kept records it complete)."""
+        if self._has_project(state) or _initializer(config, current) is None:
+            return True
+        return not current.auto_completes and _initialized(config, state)
 
     def _has_project(self, state: WorkflowState) -> bool:
         return state.project is not None and project_exists(self.tree, state.project)
@@ -183,6 +230,8 @@ class BotRuntime:
     ) -> str | None:
         if not current.auto_completes:
             return None
+        if current.requires_confirmation:
+            require_agreement(f"Create the project task of {config.name}?")
         project = args.project if isinstance(args, ProjectInput) else None
         title = args.project_title if isinstance(args, ProjectInput) else None
         project_id = project or default_project(config.name)
@@ -193,7 +242,9 @@ class BotRuntime:
         return project_id
 
     def close(self, args: CloseInput, now: datetime) -> BotResult:
-        """Mark the current action complete and move on (see `state.close`)."""
+        """Mark the current action complete and move on (see `state.close`); not when the
+        person declined (`close_question`)."""
+        require_agreement(f"Close the current {self.name} action?")
         config = self.config()
         with self.store.transaction() as transaction:
             expected = self._named(config, args.action) if args.action else None
@@ -215,10 +266,10 @@ class BotRuntime:
         a later action is allowed, closing it is not)."""
         current = resolve_current(config, state).action
         init = _initializer(config, current)
-        if expected not in (None, current) or init is None or self._has_project(state):
+        if expected not in (None, current) or init is None:
             return
-        if not current.auto_completes and _initialized(config, state):
-            return  # recorded complete (a state file from before the project was kept)
+        if self._gate_open(config, state, current):
+            return
         detail = (
             "the workflow's project task has not been written"
             if state.project is None
@@ -241,7 +292,7 @@ class BotRuntime:
         its tools changed, they become the registered ones (`version` counts it). A config
         whose tool would take another tool's name is refused, and the old one stays."""
         with self._reload_lock:
-            config = load_bot(self.folder)
+            config = load_bot(self.folder, self.tree.root)
             clash = next((name for name in config.tool_names() if name in self.reserved), None)
             if clash is not None:
                 raise BotConfigError(

@@ -5,8 +5,8 @@ task rows are shown (`fields`, `max_body_chars`, `format`), the filters and `tas
 is described here once, with its bounds and default, in the server's instructions; a tool's
 published input schema keeps of such an argument its type, its `enum` and whatever it has
 differently (its own description, default or bounds). The usual cap on a text argument's
-length is said here too. The arguments are declared and validated as before: only what is
-published shrinks.
+length is said here too, and that an argument a tool does not list is refused. The arguments
+are declared and validated as before: only what is published shrinks.
 
 >>> text = instructions({"get_children": ["task_id", "limit", "cursor"]})
 >>> [line.split(":")[0] for line in text.splitlines()[-3:]]
@@ -35,7 +35,10 @@ ABOUT = (
 )
 START = ("get_graph_metrics", "get_ready_tasks")
 PAGING = "Lists come in pages with count, total and next_cursor (null on the last page)."
-TEXT_CAP = f"Text arguments take at most {MAX_SHORT_CHARS} characters unless a tool says otherwise."
+TEXT_CAP = (
+    f"Text arguments take at most {MAX_SHORT_CHARS} characters unless a tool says otherwise; "
+    "an argument a tool does not list is refused."
+)
 SHARED = (
     "These arguments mean this wherever a tool does not describe them; filters given must all hold:"
 )
@@ -54,7 +57,7 @@ class SharedArguments(TaskFilterInput, TaskListArgs):
 def said_once() -> SaidOnce:
     """The shared arguments' published schemas, by name, and the usual text cap."""
     arguments: dict[str, dict[str, Any]] = input_schema(SharedArguments)["properties"]
-    return SaidOnce(arguments=arguments, max_chars=MAX_SHORT_CHARS)
+    return SaidOnce(arguments=arguments, max_chars=MAX_SHORT_CHARS, closed=True)
 
 
 def instructions(arguments: Mapping[str, Collection[str]]) -> str:

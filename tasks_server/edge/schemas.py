@@ -28,11 +28,13 @@ __all__ = ["SaidOnce", "input_schema", "output_schema"]
 @dataclass(frozen=True)
 class SaidOnce:
     """What the session's instructions say for every tool, so no input schema repeats it:
-    the shared `arguments` (name to published schema) and the usual cap on a text argument's
-    length (`max_chars`; an argument with another cap keeps its own)."""
+    the shared `arguments` (name to published schema), the usual cap on a text argument's
+    length (`max_chars`; an argument with another cap keeps its own) and, when `closed`,
+    that an argument a tool does not list is refused (no `additionalProperties: false`)."""
 
     arguments: Mapping[str, dict[str, Any]] = field(default_factory=dict)
     max_chars: int | None = None
+    closed: bool = False
 
 
 def input_schema(model: type[BaseModel], said: SaidOnce | None = None) -> dict[str, Any]:
@@ -42,6 +44,8 @@ def input_schema(model: type[BaseModel], said: SaidOnce | None = None) -> dict[s
     `default: false` or a `maxLength` of `said.max_chars`."""
     schema: dict[str, Any] = _compact(_inline_refs(model.model_json_schema()), describe=True)
     said = said or SaidOnce()
+    if said.closed and schema.get("additionalProperties") is False:
+        del schema["additionalProperties"]
     properties = schema.get("properties", {})
     schema["properties"] = {
         name: _published(sub, said.arguments.get(name, {}), said.max_chars)

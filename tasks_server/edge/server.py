@@ -28,6 +28,7 @@ from mcp.shared.subscriptions import ToolsListChanged
 from mcp_types import (
     CallToolRequestParams,
     CallToolResult,
+    InputRequiredResult,
     ListToolsResult,
     PaginatedRequestParams,
     TextContent,
@@ -37,7 +38,9 @@ from mcp_types import (
 from pydantic_core import to_json
 
 from tasks_server import version
+from tasks_server.consent import Ask, Consent
 from tasks_server.context import ServerContext
+from tasks_server.edge.consent import consent_for
 from tasks_server.edge.instructions import instructions, said_once
 from tasks_server.edge.resources import TaskResources
 from tasks_server.edge.schemas import input_schema, output_schema
@@ -51,12 +54,10 @@ WAITERS = 100
 
 
 def to_tool(spec: ToolSpec) -> Tool:
-    """The MCP tool for a spec: schemas from its models, hints as annotations, a bot tool's
-    trigger patterns in `_meta`. The tier is not published: a role already chose the tiers
-    served, `readOnlyHint` tells readers from writers, and `tasks-server tools` shows it.
+    """The MCP tool for a spec: schemas from its models, hints as annotations, its tier
+    (`{"tier": "query"}`, seed 002's four) and a bot tool's trigger patterns in `_meta`.
     `openWorldHint: false` goes on the writers (they change only the task tree); a reader,
-    like its implied idempotence, leaves it out: 21 bytes a tool that the feed's tools took
-    back (issue 29) within the planner's 10 KB."""
+    like its implied idempotence, leaves it out (bytes the planner's listing gave back)."""
     hints = spec.hints
     return Tool(
         name=spec.name,
@@ -69,8 +70,13 @@ def to_tool(spec: ToolSpec) -> Tool:
             idempotent_hint=None if hints.read_only else hints.idempotent,
             open_world_hint=None if hints.read_only else False,
         ),
-        meta=spec.meta or None,
+        meta={"tier": spec.tier, **(spec.meta or {})},
     )
+
+
+def _answered(consent: Consent) -> Ask:
+    """The answer already given, for `Toolset.run` to hand to the tool."""
+    return lambda question: consent
 
 
 def to_result(outcome: Outcome) -> CallToolResult:
@@ -120,11 +126,16 @@ class TasksServer(Server[Any]):
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
-    ) -> CallToolResult:
-        run = self.toolset.run
-        limiter = self._limiter(params.name)
-        arguments = params.arguments or {}
-        outcome = await anyio.to_thread.run_sync(run, params.name, arguments, limiter=limiter)
+    ) -> CallToolResult | InputRequiredResult:
+        """Ask the person first when the tool has a question (`edge.consent`), then run."""
+        name, arguments = params.name, params.arguments or {}
+        question = await anyio.to_thread.run_sync(self.toolset.question, name, arguments)
+        consent = None if question is None else await consent_for(ctx, params, question)
+        if isinstance(consent, InputRequiredResult):
+            return consent  # the client asks the person, then calls again with the answer
+        ask = None if consent is None else _answered(consent)
+        run, limiter = self.toolset.run, self._limiter(name)
+        outcome = await anyio.to_thread.run_sync(run, name, arguments, ask, limiter=limiter)
         if self.toolset.sync():  # a bot's restart_server changed its tools
             self._tools = [to_tool(spec) for spec in self.toolset.visible()]
             await self._tools_changed(ctx)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tasks_server import findings
+from tasks_server.consent import Consent
 from tasks_server.human import changes, interop, render, snapshot, terminal
 from tasks_server.human.snapshot import CallFailed as Failed
 from tasks_server.human.snapshot import pages
@@ -45,9 +46,15 @@ def open_tools(args: argparse.Namespace) -> Toolset:
     return toolset
 
 
+def _typed_by_the_person(question: str) -> Consent:
+    """A human command's question is answered: the person typed the command themselves."""
+    return "accepted"
+
+
 def call(toolset: Toolset, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """A tool's result; its error message becomes `Failed`."""
-    outcome = toolset.run(tool, {k: v for k, v in arguments.items() if v is not None})
+    given = {k: v for k, v in arguments.items() if v is not None}
+    outcome = toolset.run(tool, given, ask=_typed_by_the_person)
     if outcome.is_error:
         raise Failed(outcome.data["error"]["message"])
     return outcome.data

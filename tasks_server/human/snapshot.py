@@ -113,6 +113,13 @@ def _metrics(data: dict[str, Any]) -> dict[str, Any]:
     return {**facts, "dependency_stats": {**stats, "tasks_with_high_out_degree": by_id(rows)}}
 
 
+def _stale_ids(staleness: dict[str, Any]) -> dict[str, Any]:
+    """The longest waits with each task named by its id (its row is in `topology`)."""
+    return {
+        key: entry and {**entry, "task": entry["task"]["id"]} for key, entry in staleness.items()
+    }
+
+
 def tree_facts(toolset: Toolset) -> dict[str, Any]:
     """The tree's facts at the toolset's clock, per-task sections keyed by id."""
     metrics = toolset.run("get_graph_metrics", {})
@@ -132,7 +139,8 @@ def tree_facts(toolset: Toolset) -> dict[str, Any]:
             "changes_since": {
                 k: by_id(v) if isinstance(v, list) else v for k, v in changes.items()
             },
-            **{key: review[key] for key in ("staleness", "velocity")},
+            "staleness": _stale_ids(review["staleness"]),
+            "velocity": review["velocity"],
         },
     }
     return dict(rounded(facts))

@@ -53,7 +53,7 @@ class GetGraphMetricsOutput(Envelope, GraphMetrics):
 
 @tool("query", read_only=True, idempotent=True)
 def get_graph_metrics(ctx: ServerContext, args: GetGraphMetricsInput) -> GetGraphMetricsOutput:
-    """Raw counts, roots, leaves, orphans, depths, degrees and readiness; you judge."""
+    """Counts, roots, leaves, orphans, depths, degrees, readiness; you judge."""
     found = metrics.graph_metrics(ctx.index, args.scope, args.scope_id, top=args.top)
     ready = found.readiness_stats.ready_count
     return GetGraphMetricsOutput(
@@ -162,6 +162,40 @@ class ChangesSincePage(BaseModel, Generic[Item]):
     tasks_modified_total: int = Field(description="Modified in the window, all pages.")
 
 
+class ReadyLongest(BaseModel):
+    """Seed 004's `{task, days_ready}`: the task that has been ready longest."""
+
+    task: TaskBrief = Field(description="The task, in brief.")
+    days_ready: float = Field(description="Days since it became ready.")
+
+
+class InProgressLongest(BaseModel):
+    """`{task, days_in_progress}`: the in-progress task modified longest ago."""
+
+    task: TaskBrief = Field(description="The task, in brief.")
+    days_in_progress: float = Field(description="Days since its last modification.")
+
+
+class StalenessView(BaseModel):
+    """The longest waits (graph.review.Staleness), each with its task in brief; null when no
+    task qualifies (or none has the timestamp)."""
+
+    oldest_ready_task: ReadyLongest | None = Field(description="Longest-ready task.")
+    oldest_in_progress: InProgressLongest | None = Field(description="Oldest in-progress task.")
+
+
+def _staleness(ctx: ServerContext, found: Staleness) -> StalenessView:
+    ready, busy = found.oldest_ready_task, found.oldest_in_progress
+    return StalenessView(
+        oldest_ready_task=ready
+        and ReadyLongest(task=ctx.briefs([ready.task])[0], days_ready=ready.days_ready),
+        oldest_in_progress=busy
+        and InProgressLongest(
+            task=ctx.briefs([busy.task])[0], days_in_progress=busy.days_in_progress
+        ),
+    )
+
+
 AS_PUBLISHED_ELSEWHERE = WithJsonSchema({"type": "object"})
 """A part of a result that another tool returns whole is typed once, in that tool's schema
 (a schema cannot refer to another tool's), and is a plain object here."""
@@ -176,7 +210,7 @@ class GetReviewSnapshotOutput(Envelope):
         description="The first page of get_structural_signals (same limit), with totals."
     )
     changes_since: ChangesSincePage[TaskBrief]
-    staleness: Staleness
+    staleness: StalenessView
     velocity: Velocity
     next_cursor: str | None = Field(
         description="Pass as cursor for the next page of changes_since; null when done."
@@ -187,7 +221,7 @@ class GetReviewSnapshotOutput(Envelope):
 def get_review_snapshot(
     ctx: ServerContext, args: GetReviewSnapshotInput
 ) -> Listing[GetReviewSnapshotOutput]:
-    """For a review: metrics, signals, changes in since_days, staleness, velocity."""
+    """Metrics, signals, changes, staleness and velocity, for a review."""
     since, base = review_changes(ctx, args.since_days)
     found = review.review_snapshot(
         ctx.index, since_days=args.since_days, now=ctx.clock(), changes=since
@@ -196,7 +230,7 @@ def get_review_snapshot(
         "timestamp": found.timestamp,
         "metrics": found.metrics,
         "signals": signals_listing(ctx, found.signals),
-        "staleness": found.staleness,
+        "staleness": _staleness(ctx, found.staleness),
         "velocity": found.velocity,
     }
     return Listing(

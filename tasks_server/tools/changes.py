@@ -389,7 +389,7 @@ def history_file(ctx: ServerContext, task_id: str) -> tuple[str, str]:
 def get_task_history(
     ctx: ServerContext, args: GetTaskHistoryInput
 ) -> Listing[GetTaskHistoryOutput]:
-    """The git commits that changed a task, newest first, with the fields changed."""
+    """Git commits that changed a task, newest first, with fields changed."""
     task_id, path = history_file(ctx, args.task_id)
     git = open_git(ctx)
     check = ctx.live.repository.is_task_path

@@ -15,6 +15,7 @@ from graph.changes import ReadinessProbe, WriteDelta
 from graph.checklist import open_checklist_items
 from graph.claims import holds_live_claim
 from storage.model import Task
+from tasks_server.consent import require_agreement
 from tasks_server.context import ServerContext
 from tasks_server.errors import OpenChecklist
 from tasks_server.guidance import Guidance, action, guide
@@ -87,10 +88,21 @@ def _complete_one(ctx: ServerContext, args: CompleteTaskInput) -> WriteDelta:
     return probe.delta(ctx.index)
 
 
-@tool("mutation", destructive=False, idempotent=True)
+def _force_question(ctx: ServerContext, args: CompleteTaskInput) -> str | None:
+    task = ctx.index.get(args.task_id)
+    if not args.force or task is None or task.status == "done":
+        return None
+    return (
+        f"Mark task {task.id} ({task.title!r}) done by force, past its open checklist items "
+        "or another agent's claim?"
+    )
+
+
+@tool("mutation", destructive=False, idempotent=True, confirm=_force_question)
 def complete_task(ctx: ServerContext, args: CompleteTaskInput) -> CompleteTaskOutput:
     """Mark a task done (refused while its body has open '- [ ]' items, unless force)."""
     task = ctx.index.require(args.task_id)
+    require_agreement(f"Complete task {task.id} by force?")
     check_claim(task, args.agent, args.force, ctx.clock())
     _check_completable(task, args.force)
     found = _complete_one(ctx, args)

@@ -22,6 +22,7 @@ from storage.model import (
     normalise_status,
     pack_text,
 )
+from tasks_server.consent import require_agreement
 from tasks_server.context import ServerContext
 from tasks_server.errors import ToolFailure
 from tasks_server.guidance import guide
@@ -237,10 +238,18 @@ class DeleteTaskOutput(ReadinessReport):
     now_dangling: list[str] = Field(description="Tasks whose references now name nothing.")
 
 
-@tool("mutation", destructive=True, idempotent=False)
+def _delete_question(ctx: ServerContext, args: DeleteTaskInput) -> str | None:
+    task = ctx.index.get(args.task_id)
+    if task is None:
+        return None  # the handler answers TASK_NOT_FOUND
+    return f"Delete task {task.id} ({task.title!r})? Its file moves to .trash/."
+
+
+@tool("mutation", destructive=True, idempotent=False, confirm=_delete_question)
 def delete_task(ctx: ServerContext, args: DeleteTaskInput) -> DeleteTaskOutput:
     """Move a task's file to <root>/.trash/ (never lost); references to it become dangling."""
     task = ctx.index.require(args.task_id)
+    require_agreement(f"Delete task {task.id}?")
     referrers = sorted(set(ctx.index.dependents(task.id)) | set(ctx.index.children(task.id)))
     probe = ReadinessProbe.take(ctx.index, [task.id])
     expected = args.expected_modified

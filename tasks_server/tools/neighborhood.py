@@ -58,7 +58,7 @@ class GetDecompositionContextOutput(Envelope):
 def get_decomposition_context(
     ctx: ServerContext, args: TaskIdInput
 ) -> Listing[GetDecompositionContextOutput]:
-    """A task to split, with its children, parent, siblings and project peers."""
+    """A task to split, with children, parent, siblings, project peers."""
     index = ctx.index
     task = index.require(args.task_id)
     found = neighborhood.decomposition_context(index, task)

@@ -92,5 +92,5 @@ class GetStructuralSignalsOutput(Envelope, SignalsPage):
 def get_structural_signals(
     ctx: ServerContext, args: GetStructuralSignalsInput
 ) -> Listing[GetStructuralSignalsOutput]:
-    """What looks broken: cycles, bad references, duplicate ids and files, status clashes."""
+    """Cycles, bad references, duplicate ids and files, status clashes."""
     return signals_listing(ctx, signals.structural_signals(ctx.index))

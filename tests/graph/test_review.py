@@ -35,13 +35,13 @@ def test_changes_since_list_the_tasks_at_or_after_the_cutoff() -> None:
 def test_staleness_names_the_longest_ready_and_the_longest_in_progress() -> None:
     staleness = review_snapshot(timeline(), since_days=1, now=NOW).staleness
     assert staleness.oldest_ready_task is not None
-    assert (staleness.oldest_ready_task.task_id, staleness.oldest_ready_task.days_ready) == (
+    assert (staleness.oldest_ready_task.task, staleness.oldest_ready_task.days_ready) == (
         "c",
         2.0,
     )
     assert staleness.oldest_in_progress is not None
     assert (
-        staleness.oldest_in_progress.task_id,
+        staleness.oldest_in_progress.task,
         staleness.oldest_in_progress.days_in_progress,
     ) == (
         "e",
@@ -49,11 +49,11 @@ def test_staleness_names_the_longest_ready_and_the_longest_in_progress() -> None
     )
 
 
-def test_staleness_entries_carry_seed_004s_key_task_beside_task_id() -> None:
+def test_staleness_entries_are_seed_004s_task_and_days() -> None:
     staleness = review_snapshot(timeline(), since_days=1, now=NOW).staleness
     dumped = staleness.model_dump()
-    assert dumped["oldest_ready_task"] == {"task": "c", "task_id": "c", "days_ready": 2.0}
-    assert dumped["oldest_in_progress"] == {"task": "e", "task_id": "e", "days_in_progress": 9.0}
+    assert dumped["oldest_ready_task"] == {"task": "c", "days_ready": 2.0}
+    assert dumped["oldest_in_progress"] == {"task": "e", "days_in_progress": 9.0}
 
 
 def test_velocity_counts_the_last_seven_days() -> None:

@@ -34,13 +34,15 @@ async def test_a_scope_id_the_scope_takes_none_of_is_an_invalid_argument(
     assert data["error"]["code"] == "INVALID_ARGUMENT"
 
 
-async def test_the_review_snapshots_staleness_entries_carry_seed_004s_key_task(
+async def test_the_review_snapshots_staleness_entries_are_a_brief_row_and_the_days(
     client: Client,
 ) -> None:
     staleness = (await call(client, "get_review_snapshot", since_days=7))["staleness"]
-    for key in ("oldest_ready_task", "oldest_in_progress"):
-        assert staleness[key] is not None
-        assert staleness[key]["task"] == staleness[key]["task_id"]
+    ready, busy = staleness["oldest_ready_task"], staleness["oldest_in_progress"]
+    assert set(ready) == {"task", "days_ready"} and set(busy) == {"task", "days_in_progress"}
+    shown = await call(client, "get_task", task_id=ready["task"]["id"])
+    assert ready["task"]["title"] == shown["task"]["title"]
+    assert busy["task"]["status"] == "in_progress"
 
 
 async def test_scoring_factors_come_fifty_to_a_page_by_default(client: Client) -> None:

@@ -38,6 +38,22 @@ async def test_tools_list_per_role_is_pinned(
     assert summary == snapshot
 
 
+@pytest.mark.parametrize("role", ROLES)
+async def test_every_listed_tool_carries_its_tier_in_meta_for_every_role(
+    example_root: Path, role: str
+) -> None:
+    """Seed 002's tiers, visible to clients (issue 31: a size trim dropped them once)."""
+    from tasks_server.roles import ROLES as TIERS_OF  # noqa: PLC0415
+
+    built_in = {spec.name: spec.tier for spec in discover()}
+    tools = await listing(example_root, role)
+    assert tools
+    for tool in tools:
+        tier = tool.get("_meta", {}).get("tier")
+        assert tier == built_in.get(tool["name"], "workflow"), tool["name"]
+        assert tier in TIERS_OF[role], tool["name"]
+
+
 async def test_inputs_and_output_keys_of_every_task_tool_are_pinned(
     example_root: Path, snapshot: SnapshotAssertion
 ) -> None:

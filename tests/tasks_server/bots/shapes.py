@@ -6,10 +6,13 @@ that bot systems write:
     own        action_config.json + instructions.json {description, steps, outputs}
                + trigger_words.json {patterns}, per action folder
     seed       base_actions/<N>_<action>/ with action_config.json and instructions.json
-               {actionName, instructions[], templates?} and mostly no trigger_words.json;
-               behaviours with their own instructions.json and trigger_words.json;
-               a bot-level instructions.json {botName, description, goal, baseActionsPath,
-               behaviors: {folder: line}, instructions}
+               {actionName, instructions[], templates?} and mostly no trigger_words.json
+               (one intent-keyed: {intent: {patterns, priority}});
+               behaviours with their own instructions.json (baseActionsPath "base_actions",
+               read from the bot's folder) and trigger_words.json {description, patterns,
+               priority}; a bot-level instructions.json {botName, description, goal,
+               baseActionsPath, behaviors: {folder: line}, instructions} and trigger_words.json
+               {description, patterns}; keys of the system's own beside ours in every file
     workflow   one behavior.json per behaviour: the behaviour's fields and
                actions_workflow {actions: [{name, order, next_action?, instructions}]}
 """
@@ -65,7 +68,7 @@ def seed_bot(bots: Path, name: str = "ship_bot", *, bot_instructions: bool = Tru
     for n, action in enumerate(STEPS, start=1):
         put(
             base / f"{n}_{action}" / "action_config.json",
-            {"name": action, "workflow": True, "order": n},
+            {"name": action, "workflow": True, "order": n, "auto_confirm": False},
         )
         text: dict[str, Any] = {"actionName": action, "instructions": [f"First {action}.",
                                 f"Then check the {action} result."]}  # fmt: skip
@@ -73,15 +76,19 @@ def seed_bot(bots: Path, name: str = "ship_bot", *, bot_instructions: bool = Tru
             text["templates"] = {"label": {"template": "label.md", "description": "A label",
                                            "location": "docs/"}}  # fmt: skip
         put(base / f"{n}_{action}" / "instructions.json", text)
-    put(base / "2_collect" / "trigger_words.json", {"trigger_patterns": ["gather the parcels"]})
+    put(base / "2_collect" / "trigger_words.json",
+        {"collect_parcels": {"patterns": ["gather the parcels"], "priority": 2},
+         "count_parcels": {"patterns": ["count what came in"], "priority": 1}})  # fmt: skip
     for behavior, goal in (("prepare", "Parcels ready"), ("dispatch", "Parcels on their way")):
         put(folder / "behaviors" / behavior / "instructions.json", {
             "behaviorName": behavior, "description": f"The {behavior} stage of shipping.",
             "goal": goal, "inputs": ["orders"], "outputs": ["parcels"],
-            "baseActionsPath": "../../base_actions", "instructions": [f"Keep {behavior} tidy."],
+            "baseActionsPath": "base_actions", "instructions": [f"Keep {behavior} tidy."],
+            "version": "1.0",
         })  # fmt: skip
         put(folder / "behaviors" / behavior / "trigger_words.json",
-            {"trigger_patterns": [f"time to {behavior}"]})  # fmt: skip
+            {"description": f"Words for {behavior}", "patterns": [f"time to {behavior}"],
+             "priority": 1})  # fmt: skip
         (folder / "behaviors" / behavior / "guardrails").mkdir()
     if bot_instructions:
         put(folder / "instructions.json", {
@@ -90,6 +97,8 @@ def seed_bot(bots: Path, name: str = "ship_bot", *, bot_instructions: bool = Tru
             "behaviors": {"1_prepare": "Get parcels ready", "2_dispatch": "Send them"},
             "instructions": ["Work one order at a time."],
         })  # fmt: skip
+        put(folder / "trigger_words.json",
+            {"description": "Shipping", "patterns": ["ship the orders"]})  # fmt: skip
     return folder
 
 

@@ -178,7 +178,6 @@ BROKEN = {
     "workflow flag of the wrong type": (
         _edit(GATHER_CONFIG, workflow="yes"), GATHER_CONFIG, "workflow",
     ),
-    "unexpected key": (_edit(GATHER_CONFIG, nxt="x"), GATHER_CONFIG, "nxt"),
     "order differs from the prefix": (_edit(GATHER_CONFIG, order=5), GATHER_CONFIG, "order"),
     "action name differs from its folder": (
         _edit(GATHER_CONFIG, name="collect_context"), GATHER_CONFIG, "name",

@@ -118,7 +118,7 @@ def test_trigger_words_without_a_pattern_list_name_the_field(triage: Path) -> No
     path.write_text(json.dumps({"words": ["x"]}))
     with pytest.raises(BotConfigError) as caught:
         load_bot(triage)
-    assert (caught.value.path, caught.value.field) == (path, "words")
+    assert (caught.value.path, caught.value.field) == (path, "patterns")
     path.write_text(json.dumps({}))
     with pytest.raises(BotConfigError) as caught:
         load_bot(triage)

@@ -34,7 +34,7 @@ async def test_a_changed_trigger_file_is_seen_on_the_next_call_without_restart(
 ) -> None:
     await call(bot_client, "story_bot_shape_gather_context")
     edit_json(bot_folder / GATHER / "trigger_words.json", patterns=["what is the background"])
-    result = await call(bot_client, "story_bot_tool")
+    result = await call(bot_client, "story_bot_shape_gather_context")
     assert result["trigger_patterns"] == ["what is the background"]
 
 

@@ -78,7 +78,10 @@ async def test_a_behaviours_and_the_bots_own_files_reach_their_tools_description
     assert "Goal: Every order shipped." in tools["ship_bot_tool"].description
     collect = tools["ship_bot_prepare_collect"]
     assert "gather the parcels" in collect.description
-    assert (collect.meta or {})["trigger_patterns"] == ["gather the parcels"]
+    assert (collect.meta or {})["trigger_patterns"] == ["gather the parcels", "count what came in"]
+    bot_tool = tools["ship_bot_tool"]
+    assert (bot_tool.meta or {})["trigger_patterns"] == ["ship the orders"]
+    assert "ship the orders" in (bot_tool.description or "")
 
 
 def test_the_bot_level_line_describes_a_behaviour_that_has_no_description(root: Path) -> None:
@@ -96,6 +99,7 @@ def test_without_the_optional_files_the_bot_still_loads(root: Path) -> None:
         (folder / "behaviors" / behavior / "instructions.json").unlink()
         (folder / "behaviors" / behavior / "trigger_words.json").unlink()
     (folder / "base_actions/2_collect/trigger_words.json").unlink()
+    (folder / "trigger_words.json").unlink(missing_ok=True)
     config = load_bot(folder)
     assert [a.name for a in config.behaviors[0].steps] == STEPS
     assert config.behaviors[0].description == "The prepare behavior of ship_bot."
@@ -166,6 +170,37 @@ async def test_no_jump_closes_before_initialize_project_has_written_the_project(
     assert closed["action"] == "collect" and closed["done"] is False
 
 
+async def test_a_forward_after_a_jump_runs_initialize_project_first_and_says_so(
+    root: Path,
+) -> None:
+    seed_bot(root / "bots")
+    async with session(root, bot="ship_bot") as client:
+        await call(client, "ship_bot_dispatch_send")  # jump past initialize_project
+        forwarded = await call(client, "ship_bot_tool", project="parcels")
+        again = await call(client, "ship_bot_tool")
+        closed = await call(client, "ship_bot_close_current_action")
+    assert (forwarded["behavior"], forwarded["action"]) == ("dispatch", "initialize_project")
+    assert forwarded["project_task"] == "parcels"
+    assert any("ran it instead of ship_bot.dispatch.send" in w
+               for w in forwarded["guidance"]["warnings"])  # fmt: skip
+    assert again["action"] == "collect"  # the project is written: the forward moves on
+    assert closed["closed"] == "ship_bot.dispatch.collect"  # the close gate is open
+
+
+async def test_a_behaviour_tool_before_the_project_runs_its_initialize_project(
+    root: Path,
+) -> None:
+    seed_bot(root / "bots")
+    async with session(root, bot="ship_bot") as client:
+        await call(client, "ship_bot_prepare_pack")
+        forwarded = await call(client, "ship_bot_prepare_tool")
+        closed = await call(client, "ship_bot_close_current_action")
+    assert forwarded["action"] == "initialize_project" and forwarded["project_task"]
+    assert any("initialize_project has not completed" in w
+               for w in forwarded["guidance"]["warnings"])  # fmt: skip
+    assert closed["closed"] == "ship_bot.prepare.initialize_project"
+
+
 # --- restart_server refreshes the tool list ------------------------------------------------------
 
 
@@ -234,12 +269,12 @@ async def test_a_restart_that_would_take_a_built_in_name_is_refused_and_keeps_th
     assert again["action"] == "initialize_project"
 
 
-async def test_listed_tools_carry_no_tier_but_bot_tools_their_trigger_patterns(
+async def test_listed_tools_carry_their_tier_and_bot_tools_their_trigger_patterns(
     root: Path,
 ) -> None:
     seed_bot(root / "bots")
     async with session(root) as client:
         tools = await tools_of(client)
-    assert all("tier" not in (tool.meta or {}) for tool in tools.values())
+    assert (tools["ship_bot_tool"].meta or {})["tier"] == "workflow"
     assert "trigger_patterns" in (tools["ship_bot_tool"].meta or {})
-    assert tools["get_task"].meta is None
+    assert tools["get_task"].meta == {"tier": "query"}
