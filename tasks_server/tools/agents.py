@@ -14,8 +14,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, claim_of, iso
-from storage.model import Task
+from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, MAX_LEASE_SECONDS, claim_of, iso
+from storage.model import Task, plus_clamped
 from tasks_server.context import ServerContext
 from tasks_server.errors import ClaimHeld
 from tasks_server.guidance import guide
@@ -33,8 +33,6 @@ from tasks_server.views import TaskView
 
 __all__ = ["MAX_LEASE_SECONDS", "MAX_NOTE_CHARS", "note_entry", "with_note"]
 
-MAX_LEASE_SECONDS = 86_400
-"""The longest lease one claim takes (a day); renew to hold a task longer."""
 MAX_NOTE_CHARS = 4_000
 """The longest note: a handoff, not a document (the body holds those)."""
 NOTES_HEADING = "## Notes"
@@ -64,7 +62,8 @@ def _claim(task: Task, agent: str, lease: int, now: datetime) -> Decision:
             {"task_id": task.id, "status": task.status},
         )
     check_claim(task, agent, False, now)
-    return {CLAIMED_BY: agent, CLAIM_EXPIRES: iso(now + timedelta(seconds=lease))}, None
+    expires = plus_clamped(now, timedelta(seconds=lease))
+    return {CLAIMED_BY: agent, CLAIM_EXPIRES: iso(expires)}, None
 
 
 @tool("mutation", destructive=False, idempotent=False)
@@ -78,7 +77,7 @@ def claim_task(ctx: ServerContext, args: ClaimTaskInput) -> ClaimTaskOutput:
         ctx, args.task_id, lambda task: _claim(task, args.agent, args.lease_seconds, now)
     )
     renewed = before is not None and before.agent == args.agent and before.is_live(now)
-    expires = now + timedelta(seconds=args.lease_seconds)
+    expires = plus_clamped(now, timedelta(seconds=args.lease_seconds))
     return ClaimTaskOutput(
         task=written_view(ctx, args.task_id),
         renewed=renewed,
