@@ -20,6 +20,7 @@ import networkx as nx
 
 __all__ = [
     "Adjacency",
+    "Cycle",
     "closing_cycle",
     "cycle_candidates",
     "cycles_among",
@@ -34,6 +35,41 @@ class Adjacency(Protocol):
     """Anything that maps a node to its neighbours: a dict, a networkx `succ` or `pred`."""
 
     def __getitem__(self, node: str, /) -> Iterable[str]: ...
+
+
+class Cycle(tuple[str, ...]):
+    """A cycle's sorted members: made once per cycle and shared by all of them (the index
+    maps each member to the same object, and each member's record holds it).
+
+    A plain tuple is hashed and compared member by member, every time: records holding an
+    n-task cycle, each hashed once at a build, cost n² in all. A `Cycle` computes its hash
+    once and is equal to itself at once, so a cycle of any size costs a record no more than
+    a short one; two cycles with equal members are still equal (one found again after an
+    edit, or by a fresh build).
+
+    >>> a, b = Cycle(("x", "y")), Cycle(("x", "y"))
+    >>> a == b, hash(a) == hash(("x", "y")), a, a[:1]
+    (True, True, ('x', 'y'), ('x',))
+    """
+
+    _hash: int
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash = tuple.__hash__(self)
+            return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, Cycle) and hash(self) != hash(other):
+            return False
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
 
 
 def reach(start: str, neighbours: Adjacency, within: Collection[str] | None = None) -> set[str]:
@@ -92,9 +128,7 @@ def closing_cycle(source: str, target: str, succ: Adjacency, pred: Adjacency) ->
     return reach(target, succ, behind) if target in behind else set()
 
 
-def cyclic_components(
-    components: Iterable[set[str]], loops: Collection[str]
-) -> list[tuple[str, ...]]:
+def cyclic_components(components: Iterable[set[str]], loops: Collection[str]) -> list[Cycle]:
     """The components that hold a cycle (two or more members, or one in `loops`, the nodes
     with a self-loop), each sorted, the list sorted.
 
@@ -102,7 +136,7 @@ def cyclic_components(
     [('a', 'b'), ('d',)]
     """
     found = [
-        tuple(sorted(part)) for part in components if len(part) > 1 or not part.isdisjoint(loops)
+        Cycle(sorted(part)) for part in components if len(part) > 1 or not part.isdisjoint(loops)
     ]
     return sorted(found)
 
@@ -130,7 +164,7 @@ def cycle_candidates(
     return [node for node, left in remaining.items() if left]
 
 
-def cycles_among(graph: nx.DiGraph[str], nodes: Collection[str]) -> list[tuple[str, ...]]:
+def cycles_among(graph: nx.DiGraph[str], nodes: Collection[str]) -> list[Cycle]:
     """The cycles of the subgraph `nodes` induce in `graph`, as `cyclic_components` lists
     them.
 
@@ -156,9 +190,7 @@ def parent_cycle_through(task_id: str, parent_of: Callable[[str], str | None]) -
     return found[0] if found and task_id in found[0] else ()
 
 
-def parent_cycles(
-    ids: Iterable[str], parent_of: Callable[[str], str | None]
-) -> list[tuple[str, ...]]:
+def parent_cycles(ids: Iterable[str], parent_of: Callable[[str], str | None]) -> list[Cycle]:
     """Every parent cycle among `ids`, each as its sorted members, in one pass over the ids.
 
     >>> parents = {"a": "b", "b": "a", "c": "a", "d": None, "e": "e"}
@@ -166,7 +198,7 @@ def parent_cycles(
     [('a', 'b'), ('e',)]
     """
     done: set[str] = set()
-    found: list[tuple[str, ...]] = []
+    found: list[Cycle] = []
     for start in ids:
         path: dict[str, None] = {}
         current: str | None = start
@@ -175,6 +207,6 @@ def parent_cycles(
             current = parent_of(current)
         if current is not None and current in path:
             members = list(path)
-            found.append(tuple(sorted(members[members.index(current) :])))
+            found.append(Cycle(sorted(members[members.index(current) :])))
         done.update(path)
     return sorted(found)
