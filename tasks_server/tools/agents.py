@@ -21,6 +21,7 @@ from tasks_server.errors import ClaimHeld
 from tasks_server.guidance import guide
 from tasks_server.models import Envelope, IdArg, Input
 from tasks_server.registry import tool
+from tasks_server.tools._blocks import closers
 from tasks_server.tools._guarded import (
     END_CLAIM,
     AgentArg,
@@ -127,15 +128,26 @@ def release_task(ctx: ServerContext, args: ReleaseTaskInput) -> ReleaseTaskOutpu
     )
 
 
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Embeddings, overrides and isolates: they reorder the text after them when rendered."""
+COMMENT_OPENER = "<!--"
+"""Opens an HTML comment: rendered, it can hide every later note."""
+
+
 def _note_text(text: str) -> str:
-    """A note's text, line endings made `\\n`; refused when blank or holding control
-    characters other than tab and newline."""
+    """A note's text, line endings made `\\n`; refused when blank, holding control
+    characters other than tab and newline, bidi controls, or an HTML comment opener."""
     text = text.replace("\r\n", "\n")
     if not text.strip():
         raise ValueError("must not be blank")
     bad = [c for c in text if c not in "\t\n" and unicodedata.category(c) in {"Cc", "Zl", "Zp"}]
     if bad:
         raise ValueError(f"holds a control or line-separator character ({bad[0]!r})")
+    bidi = [c for c in text if c in BIDI_CONTROLS]
+    if bidi:
+        raise ValueError(f"holds a bidi control ({bidi[0]!r}) that reorders later notes")
+    if COMMENT_OPENER in text:
+        raise ValueError(f"holds {COMMENT_OPENER!r}, which would hide later notes")
     return text.strip("\n")
 
 
@@ -148,6 +160,9 @@ class AddNoteInput(Input):
     task_id: IdArg = Field(description=TASK_ID)
     text: NoteText = Field(
         description=f"The note, markdown, at most {MAX_NOTE_CHARS} characters (lines kept)."
+        f" Refused (INVALID_ARGUMENT) when it holds {COMMENT_OPENER!r} or a bidi control"
+        " (U+202A-U+202E, U+2066-U+2069), which would hide or reorder later notes; a code"
+        " fence it leaves open is closed at its end."
     )
     author: AgentArg = Field(description="Who writes it (one printable line).")
 
@@ -166,7 +181,7 @@ def note_entry(text: str, author: str, now: datetime) -> list[str]:
     >>> note_entry("Parser done.\\nTests next.", "w1", datetime(2026, 1, 1, tzinfo=UTC))
     ['- 2026-01-01T00:00:00Z — w1: Parser done.', '  Tests next.']
     """
-    first, *rest = text.split("\n")
+    first, *rest = [*text.split("\n"), *closers(text)]
     return [f"- {iso(now)} — {author}: {first}", *(f"  {line}" if line else "" for line in rest)]
 
 
@@ -177,8 +192,9 @@ def _last_heading(body: str) -> str | None:
 
 def with_note(body: str, entry: list[str]) -> str:
     """`body` with `entry` appended to its `## Notes` section, which is made at the end when
-    the last `##` section is another one. The body's text before stays as it was, and its
-    line endings (`\\r\\n` or `\\n`) are used.
+    the last `##` section is another one. A code fence or comment the body leaves open is
+    closed first (else the heading and the note would render inside it). The body's text
+    before stays as it was, and its line endings (`\\r\\n` or `\\n`) are used.
 
     >>> with_note("Plan.\\n", ["- a"])
     'Plan.\\n\\n## Notes\\n\\n- a\\n'
@@ -187,6 +203,7 @@ def with_note(body: str, entry: list[str]) -> str:
     """
     newline = "\r\n" if "\r\n" in body else "\n"
     text = body if not body or body.endswith("\n") else body + newline
+    text += "".join(line + newline for line in closers(text))
     if _last_heading(text) != NOTES_HEADING:
         text += (newline if text else "") + NOTES_HEADING + newline + newline
     return text + "".join(line + newline for line in entry)
