@@ -74,7 +74,14 @@ def raw_status(url: str, host_line: bytes) -> bytes:
 
 @pytest.mark.parametrize(
     "host",
-    [b"Host:", b"Host: ", b'Host: ""'],
+    [
+        b"Host:",
+        b"Host: ",
+        b'Host: ""',
+        b"Host: localhost:PORT ",
+        b"Host: localhost:PORT\t",
+        b"host:\tlocalhost:PORT  ",
+    ],
 )
 def test_an_empty_or_space_padded_host_is_refused(url: str, host: bytes) -> None:
     port = url.rsplit(":", 1)[1].split("/", maxsplit=1)[0].encode()
