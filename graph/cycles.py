@@ -18,6 +18,8 @@ from typing import Protocol
 
 import networkx as nx
 
+from graph._digraph import successors
+
 __all__ = [
     "Adjacency",
     "Cycle",
@@ -28,6 +30,7 @@ __all__ = [
     "parent_cycle_through",
     "parent_cycles",
     "reach",
+    "strong_components",
 ]
 
 
@@ -174,9 +177,61 @@ def cycles_among(graph: nx.DiGraph[str], nodes: Collection[str]) -> list[Cycle]:
     """
     if not nodes:
         return []
-    subgraph = graph.subgraph(nodes)
-    loops = {node for node in nodes if subgraph.has_edge(node, node)}
-    return cyclic_components(nx.strongly_connected_components(subgraph), loops)
+    within = set(nodes)
+    succ = successors(graph)
+    loops = {node for node in within if node in succ[node]}
+    return cyclic_components(strong_components(succ, within), loops)
+
+
+def strong_components(succ: Adjacency, within: Collection[str]) -> Iterator[set[str]]:
+    """The strongly connected components of the subgraph `within` induces (Tarjan's, with
+    an explicit stack: a 100k-task cycle is 100k levels deep). Linear, and several times
+    faster than networkx's over a subgraph view, which filters every neighbour lookup.
+
+    >>> succ = {"a": ["b"], "b": ["a", "c"], "c": ["c"], "d": ["a"]}
+    >>> sorted(sorted(part) for part in strong_components(succ, ["a", "b", "c"]))
+    [['a', 'b'], ['c']]
+    """
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    for root in within:
+        if root in order:
+            continue
+        order[root] = low[root] = len(order)
+        stack.append(root)
+        work = [(root, iter(succ[root]))]
+        while work:
+            node, ahead = work[-1]
+            for child in ahead:
+                if child not in within:
+                    continue
+                if child not in order:
+                    order[child] = low[child] = len(order)
+                    stack.append(child)
+                    work.append((child, iter(succ[child])))
+                    break
+                if child in low:  # still on the stack: no component took it yet
+                    low[node] = min(low[node], order[child])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == order[node]:
+                    yield _component_of(node, stack, low)
+
+
+def _component_of(node: str, stack: list[str], low: dict[str, int]) -> set[str]:
+    """Pop the component rooted at `node` off `stack`, taking its members out of `low`
+    (which then holds only the nodes still on the stack)."""
+    part: set[str] = set()
+    while True:
+        member = stack.pop()
+        del low[member]
+        part.add(member)
+        if member == node:
+            return part
 
 
 def parent_cycle_through(task_id: str, parent_of: Callable[[str], str | None]) -> tuple[str, ...]:
