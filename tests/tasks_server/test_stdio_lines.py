@@ -6,40 +6,22 @@ surrogate in every string argument of every listed tool, over stdio and over HTT
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 
-from tests.conftest import REPO
+from tests.reliability.stdio import ServerProcess
 from tests.tasks_server.test_transports import INITIALIZE, MCP_HEADERS, free_port, served_on
 
 SURROGATE = "\\udcff"  # as JSON text: a lone low surrogate
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
-class RawStdio:
-    """A `serve` process over stdio, spoken to in raw lines, initialized."""
-
-    def __init__(self, root: Path) -> None:
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "tasks_server", "serve", "--root", str(root)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
-        self.write(json.dumps(INITIALIZE).encode())
-        assert self.read()["id"] == 1
-        self.write(json.dumps(INITIALIZED).encode())
+class RawStdio(ServerProcess):
+    """A `serve` process over stdio (initialized), spoken to in raw lines."""
 
     def write(self, line: bytes) -> None:
         assert self.process.stdin is not None
@@ -53,26 +35,10 @@ class RawStdio:
         message: dict[str, Any] = json.loads(line)
         return message
 
-    def close(self) -> int:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.close()
-        code = self.process.wait(timeout=60)
-        self.process.stdout.close()
-        return code
-
-
-@contextlib.contextmanager
-def raw_stdio(root: Path) -> Iterator[RawStdio]:
-    server = RawStdio(root)
-    try:
-        yield server
-    finally:
-        if server.process.poll() is None:
-            server.process.kill()
-            server.process.wait()
-        for pipe in (server.process.stdin, server.process.stdout):
-            if pipe is not None and not pipe.closed:
-                pipe.close()
+    def ended(self) -> int:
+        """Close stdin as a client hanging up does; the exit status."""
+        self.close()
+        return self.process.returncode
 
 
 def call_line(request_id: int, tool: str, arguments_json: str) -> bytes:
@@ -88,7 +54,7 @@ def error_answer(message: dict[str, Any]) -> tuple[object, int]:
 def test_bad_lines_over_stdio_get_their_json_rpc_errors_and_the_session_goes_on(
     example_root: Path,
 ) -> None:
-    with raw_stdio(example_root) as server:
+    with RawStdio(example_root) as server:
         server.write(call_line(2, "get_task", f'{{"task_id": "{SURROGATE}"}}'))
         assert error_answer(server.read()) == (2, -32602)
         server.write(b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call"')
@@ -100,7 +66,7 @@ def test_bad_lines_over_stdio_get_their_json_rpc_errors_and_the_session_goes_on(
         server.write(b'{"jsonrpc": "2.0", "method": "x", "params": {"a": "\\udcff"}}')
         server.write(b'{"jsonrpc": "2.0", "id": 5, "method": "ping"}')
         assert server.read() == {"jsonrpc": "2.0", "id": 5, "result": {}}
-        assert server.close() == 0
+        assert server.ended() == 0
 
 
 def string_arguments(tool: dict[str, Any]) -> list[str]:
@@ -124,7 +90,7 @@ def surrogate_calls(tools: list[dict[str, Any]]) -> list[tuple[str, str]]:
 def test_a_lone_surrogate_in_any_string_argument_is_answered_over_stdio(
     example_root: Path,
 ) -> None:
-    with raw_stdio(example_root) as server:
+    with RawStdio(example_root) as server:
         server.write(b'{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}')
         tools = server.read()["result"]["tools"]
         calls = surrogate_calls(tools)
@@ -134,7 +100,7 @@ def test_a_lone_surrogate_in_any_string_argument_is_answered_over_stdio(
             assert error_answer(server.read()) == (request_id, -32602), (tool, arguments)
         server.write(b'{"jsonrpc": "2.0", "id": 6, "method": "ping"}')
         assert server.read()["id"] == 6
-        assert server.close() == 0
+        assert server.ended() == 0
 
 
 def http_session(url: str) -> dict[str, str]:
