@@ -35,6 +35,9 @@ class RawStdio(ServerProcess):
         message: dict[str, Any] = json.loads(line)
         return message
 
+    def __enter__(self) -> RawStdio:
+        return self
+
     def ended(self) -> int:
         """Close stdin as a client hanging up does; the exit status."""
         self.close()
