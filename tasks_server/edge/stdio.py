@@ -73,6 +73,12 @@ def check_line(line: bytes) -> types.JSONRPCError | None:
     [-32700, -32602]
     """
     try:
+        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValueError:
+        pass  # what is wrong with it, below: a good line is read once here, as the SDK does
+    else:
+        return None
+    try:
         message = json.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return _error(None, types.PARSE_ERROR, "Parse error: the line is not UTF-8 JSON")
@@ -80,11 +86,7 @@ def check_line(line: bytes) -> types.JSONRPCError | None:
         return _error(
             _id_of(message), INVALID_PARAMS, "Invalid params: a string is not valid Unicode"
         )
-    try:
-        types.jsonrpc_message_adapter.validate_python(message, by_name=False)
-    except ValueError:
-        return _error(_id_of(message), INVALID_REQUEST, "Invalid request: not a JSON-RPC message")
-    return None
+    return _error(_id_of(message), INVALID_REQUEST, "Invalid request: not a JSON-RPC message")
 
 
 def _error(request_id: RequestId, code: int, message: str) -> types.JSONRPCError:
