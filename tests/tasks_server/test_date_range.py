@@ -79,6 +79,9 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("get_review_snapshot", {"since_days": 3650}),
     ("get_task_neighborhood", {"task_id": "t1"}),
     ("get_index_stats", {}),
+    ("get_changes", {"since_days": 36500}),
+    ("get_task_history", {"task_id": "t1"}),
+    ("search_tasks", {"query": "T", "fields": "full"}),
     ("claim_task", {"task_id": "t1", "agent": "me", "lease_seconds": 86_400}),
     ("update_task", {"task_id": "t1", "agent": "me", "title": "T2"}),
     ("add_note", {"task_id": "t1", "agent": "me", "text": "n"}),
@@ -123,7 +126,7 @@ def test_a_lease_past_year_9999_in_utc_is_held_at_that_end_and_answered(
         f"{name}#{i}": code for i, ((name, _), code) in enumerate(zip(CALLS, codes, strict=True))
     }
     assert "INTERNAL_ERROR" not in codes, by_call
-    assert by_call["claim_task#14"] == "CONFLICT"  # another agent's lease, held to year 9999
+    assert by_call["claim_task#17"] == "CONFLICT"  # another agent's lease, held to year 9999
 
 
 def test_a_lease_from_a_clock_at_the_end_of_year_9999_ends_at_that_end(
