@@ -46,9 +46,7 @@ __all__ = [
 ]
 
 Fields = Literal["brief", "full"]
-CLAIM_FIELDS = frozenset(
-    {"claimed_by", "claim_expires", "claim_live", "claim_beyond_max_lease"}
-)
+CLAIM_FIELDS = frozenset({"claimed_by", "claim_expires", "claim_live", "claim_beyond_max_lease"})
 BRIEF_FIELDS = frozenset(
     {"id", "title", "type", "status", "priority", "project", "parent", *CLAIM_FIELDS}
 )
