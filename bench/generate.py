@@ -35,7 +35,7 @@ import json
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TypeVar
@@ -222,10 +222,13 @@ class _Tally:
         )
 
 
-def generate_tree(root: Path, n: int, seed: int = 1) -> GeneratedTree:
+def generate_tree(root: Path, n: int, seed: int = 1, *, cycle: bool = False) -> GeneratedTree:
     """Write ``n`` task files under ``root`` and return their counts.
 
-    Existing files with the same names are overwritten; other files are left alone.
+    With ``cycle``, every task also depends on the task made before it and the first on the
+    last: the whole tree is one ``depends_on`` cycle of ``n`` tasks (every other choice, and so
+    every other byte, as without it). Existing files with the same names are overwritten;
+    other files are left alone.
     """
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
@@ -234,13 +237,33 @@ def generate_tree(root: Path, n: int, seed: int = 1) -> GeneratedTree:
     for project in state.projects:
         (root / project / "tasks").mkdir(parents=True, exist_ok=True)
     tally = _Tally()
+    first: tuple[_Task, str] | None = None
     for index in range(n):
         task = _make_task(rng, state, index, n)
-        text = _to_markdown(task, _body(rng, task))
-        path = root / task.project / "tasks" / f"{task.id}-{_slug(task.title)}.md"
-        path.write_text(text, encoding="utf-8", newline="\n")
-        tally.add(task, len(text.encode("utf-8")))
+        body = _body(rng, task)
+        if cycle and index == 0:
+            first = (task, body)  # written last, once the last id is known
+            continue
+        if cycle:
+            task = _also_on(task, state.ids[index - 1])
+        _write(root, task, body, tally)
+    if first is not None:
+        _write(root, _also_on(first[0], state.ids[-1]), first[1], tally)
     return tally.freeze(root, len(state.projects))
+
+
+def _also_on(task: _Task, dependency: str) -> _Task:
+    """``task`` depending on ``dependency`` too (a self-link or one it has already left out)."""
+    if dependency == task.id or dependency in task.depends_on:
+        return task
+    return replace(task, depends_on=(*task.depends_on, dependency))
+
+
+def _write(root: Path, task: _Task, body: str, tally: _Tally) -> None:
+    text = _to_markdown(task, body)
+    path = root / task.project / "tasks" / f"{task.id}-{_slug(task.title)}.md"
+    path.write_text(text, encoding="utf-8", newline="\n")
+    tally.add(task, len(text.encode("utf-8")))
 
 
 def _to_markdown(task: _Task, body: str) -> str:
@@ -470,6 +493,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--n", type=int, default=10_000, help="number of task files")
     parser.add_argument("--seed", type=int, default=1, help="random seed")
     parser.add_argument("--out", type=Path, required=True, help="root folder to write into")
+    parser.add_argument(
+        "--cycle", action="store_true", help="make the whole tree one depends_on cycle"
+    )
     return parser
 
 
@@ -477,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Generate a tree and print its counts and the seconds taken, as JSON."""
     args = _parser().parse_args(argv)
     started = time.perf_counter()
-    tree = generate_tree(args.out, args.n, args.seed)
+    tree = generate_tree(args.out, args.n, args.seed, cycle=args.cycle)
     seconds = time.perf_counter() - started
     summary = asdict(tree) | {"root": str(tree.root), "by_status": tree.status_counts()}
     print(json.dumps(summary | {"seconds": round(seconds, 3)}, indent=2))

@@ -9,7 +9,8 @@ missing id, and becomes an edge the moment a task with that id arrives.
 
 Cycles are kept as they change, never recomputed whole: `dep_cycle` maps every member of a
 dependency cycle (a strongly connected component with more than one member, or a self-loop)
-to its sorted member tuple; `parent_cycle` does the same for parent cycles.
+to its sorted members, one `Cycle` object per cycle (shared, hashed once: a record holding
+it costs the same whatever the cycle's size); `parent_cycle` does the same for parent cycles.
 
 `load` fills an empty store in bulk (`bulk_digraph`, one pass over each kind's edges) and
 looks for dependency cycles only among what a topological (Kahn) pass cannot order; the
@@ -38,6 +39,7 @@ from graph._digraph import (
 from graph._referrers import Referrers
 from graph.claims import DEFER_UNTIL
 from graph.cycles import (
+    Cycle,
     closing_cycle,
     cycle_candidates,
     cycles_among,
@@ -100,7 +102,7 @@ class Store:
         self.deferring: set[str] = set()
         """Ids of the tasks whose file names a `defer_until` (ahead or past): the only ones
         a deferral can take out of the ready or blocked lists."""
-        self.dep_cycle: dict[str, tuple[str, ...]] = {}
+        self.dep_cycle: dict[str, Cycle] = {}
         self.parent_cycle: dict[str, tuple[str, ...]] = {}
         self.self_references: set[tuple[str, Kind]] = set()
 
@@ -345,19 +347,20 @@ class Store:
             return set()
         graph = self.dependencies
         members = closing_cycle(source, target, graph.succ, graph.pred)
-        cycle = tuple(sorted(members))
+        cycle = Cycle(sorted(members))
         for member in cycle:
             self.dep_cycle[member] = cycle
         return set(cycle)
 
-    def _resplit(self, cycle: tuple[str, ...]) -> set[str]:
+    def _resplit(self, cycle: Cycle | tuple[()]) -> set[str]:
         """Recompute the components of a former cycle's members after an edge or node went."""
         if not cycle:
             return set()
         for member in cycle:
             del self.dep_cycle[member]
         graph = self.dependencies
-        for members in cycles_among(graph, [n for n in cycle if n in graph]):
+        for found in cycles_among(graph, [n for n in cycle if n in graph]):
+            members = cycle if len(found) == len(cycle) else found  # whole: the same object
             for member in members:
                 self.dep_cycle[member] = members
         return set(cycle)

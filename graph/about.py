@@ -53,6 +53,7 @@ class TaskAbout:
     claimed_by: str | None
     claim_expires: datetime | None
     claim_live: bool | None
+    claim_beyond_max_lease: bool | None
     dependency_chain_length: int
     unblocks_count: int
     unblocks_transitive_count: int
@@ -86,5 +87,6 @@ def task_about(
         claimed_by=claim.agent if claim is not None else None,
         claim_expires=claim.expires if claim is not None else None,
         claim_live=claim.is_live(now) if claim is not None else None,
+        claim_beyond_max_lease=True if claim is not None and claim.beyond_max(now) else None,
         **chain._asdict(),
     )

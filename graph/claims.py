@@ -7,7 +7,7 @@ value that cannot be read as a time counts as absent for a deferral and as an ex
 lease for a claim (a claim nobody can date never holds a task forever).
 
 >>> from datetime import UTC, datetime
->>> from storage.model import Task
+>>> from storage.model import Task, within_utc
 >>> t = Task(id="a", title="A", path="a.md",
 ...          extra={"claimed_by": "w1", "claim_expires": "2026-01-01T00:10:00Z"})
 >>> claim = claim_of(t)
@@ -20,14 +20,15 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
-from storage.model import Task
+from storage.model import Task, within_utc
 
 __all__ = [
     "CLAIMED_BY",
     "CLAIM_EXPIRES",
     "DEFER_UNTIL",
+    "MAX_LEASE_SECONDS",
     "Claim",
     "claim_of",
     "deferred_until",
@@ -36,9 +37,14 @@ __all__ = [
     "read_time",
 ]
 
+MAX_LEASE_SECONDS = 86_400
+"""The longest lease one claim takes (a day); renew to hold a task longer. A lease whose end
+lies further ahead than this was not written by a server with a clock in step (a clock
+ahead, or a hand edit): `Claim.beyond_max` says so."""
 CLAIMED_BY = "claimed_by"
 CLAIM_EXPIRES = "claim_expires"
 DEFER_UNTIL = "defer_until"
+_MAX_LEASE = timedelta(seconds=MAX_LEASE_SECONDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +58,16 @@ class Claim:
         """True while the lease runs: `now` is before its end."""
         return self.expires is not None and now < self.expires
 
+    def beyond_max(self, now: datetime) -> bool:
+        """True when the lease ends more than `MAX_LEASE_SECONDS` after `now`: no claim this
+        server takes can (another server's clock runs ahead, or the file was edited)."""
+        return self.expires is not None and self.expires - now > _MAX_LEASE
+
 
 def read_time(value: object) -> datetime | None:
     """A date or date-time as written (text, or a value a YAML reader typed), as an aware
-    datetime (naive means UTC, a date its midnight); None when it is not one.
+    datetime (naive means UTC, a date its midnight, an instant past year 9999 or before
+    year 1 held at that end); None when it is not one.
 
     >>> read_time("2026-03-01").isoformat(), read_time("soon")
     ('2026-03-01T00:00:00+00:00', None)
@@ -71,7 +83,7 @@ def read_time(value: object) -> datetime | None:
             return None
     else:
         return None
-    return found if found.tzinfo is not None else found.replace(tzinfo=UTC)
+    return within_utc(found) if found.tzinfo is not None else found.replace(tzinfo=UTC)
 
 
 def iso(moment: datetime) -> str:
@@ -100,7 +112,7 @@ def holds_live_claim(task: Task, now: datetime) -> bool:
 def deferred_until(task: Task, now: datetime) -> datetime | None:
     """When `task`'s deferral ends, while it is still in the future at `now`; else None.
 
-    >>> from storage.model import Task
+    >>> from storage.model import Task, within_utc
     >>> t = Task(id="a", title="A", path="a.md", extra={"defer_until": "2026-02-01"})
     >>> deferred_until(t, datetime(2026, 1, 1, tzinfo=UTC)).isoformat()
     '2026-02-01T00:00:00+00:00'

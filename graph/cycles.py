@@ -18,8 +18,11 @@ from typing import Protocol
 
 import networkx as nx
 
+from graph._digraph import successors
+
 __all__ = [
     "Adjacency",
+    "Cycle",
     "closing_cycle",
     "cycle_candidates",
     "cycles_among",
@@ -27,6 +30,7 @@ __all__ = [
     "parent_cycle_through",
     "parent_cycles",
     "reach",
+    "strong_components",
 ]
 
 
@@ -34,6 +38,41 @@ class Adjacency(Protocol):
     """Anything that maps a node to its neighbours: a dict, a networkx `succ` or `pred`."""
 
     def __getitem__(self, node: str, /) -> Iterable[str]: ...
+
+
+class Cycle(tuple[str, ...]):
+    """A cycle's sorted members: made once per cycle and shared by all of them (the index
+    maps each member to the same object, and each member's record holds it).
+
+    A plain tuple is hashed and compared member by member, every time: records holding an
+    n-task cycle, each hashed once at a build, cost n² in all. A `Cycle` computes its hash
+    once and is equal to itself at once, so a cycle of any size costs a record no more than
+    a short one; two cycles with equal members are still equal (one found again after an
+    edit, or by a fresh build).
+
+    >>> a, b = Cycle(("x", "y")), Cycle(("x", "y"))
+    >>> a == b, hash(a) == hash(("x", "y")), a, a[:1]
+    (True, True, ('x', 'y'), ('x',))
+    """
+
+    _hash: int
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash = tuple.__hash__(self)
+            return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, Cycle) and hash(self) != hash(other):
+            return False
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
 
 
 def reach(start: str, neighbours: Adjacency, within: Collection[str] | None = None) -> set[str]:
@@ -92,9 +131,7 @@ def closing_cycle(source: str, target: str, succ: Adjacency, pred: Adjacency) ->
     return reach(target, succ, behind) if target in behind else set()
 
 
-def cyclic_components(
-    components: Iterable[set[str]], loops: Collection[str]
-) -> list[tuple[str, ...]]:
+def cyclic_components(components: Iterable[set[str]], loops: Collection[str]) -> list[Cycle]:
     """The components that hold a cycle (two or more members, or one in `loops`, the nodes
     with a self-loop), each sorted, the list sorted.
 
@@ -102,7 +139,7 @@ def cyclic_components(
     [('a', 'b'), ('d',)]
     """
     found = [
-        tuple(sorted(part)) for part in components if len(part) > 1 or not part.isdisjoint(loops)
+        Cycle(sorted(part)) for part in components if len(part) > 1 or not part.isdisjoint(loops)
     ]
     return sorted(found)
 
@@ -130,7 +167,7 @@ def cycle_candidates(
     return [node for node, left in remaining.items() if left]
 
 
-def cycles_among(graph: nx.DiGraph[str], nodes: Collection[str]) -> list[tuple[str, ...]]:
+def cycles_among(graph: nx.DiGraph[str], nodes: Collection[str]) -> list[Cycle]:
     """The cycles of the subgraph `nodes` induce in `graph`, as `cyclic_components` lists
     them.
 
@@ -140,9 +177,61 @@ def cycles_among(graph: nx.DiGraph[str], nodes: Collection[str]) -> list[tuple[s
     """
     if not nodes:
         return []
-    subgraph = graph.subgraph(nodes)
-    loops = {node for node in nodes if subgraph.has_edge(node, node)}
-    return cyclic_components(nx.strongly_connected_components(subgraph), loops)
+    within = set(nodes)
+    succ = successors(graph)
+    loops = {node for node in within if node in succ[node]}
+    return cyclic_components(strong_components(succ, within), loops)
+
+
+def strong_components(succ: Adjacency, within: Collection[str]) -> Iterator[set[str]]:
+    """The strongly connected components of the subgraph `within` induces (Tarjan's, with
+    an explicit stack: a 100k-task cycle is 100k levels deep). Linear, and several times
+    faster than networkx's over a subgraph view, which filters every neighbour lookup.
+
+    >>> succ = {"a": ["b"], "b": ["a", "c"], "c": ["c"], "d": ["a"]}
+    >>> sorted(sorted(part) for part in strong_components(succ, ["a", "b", "c"]))
+    [['a', 'b'], ['c']]
+    """
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    for root in within:
+        if root in order:
+            continue
+        order[root] = low[root] = len(order)
+        stack.append(root)
+        work = [(root, iter(succ[root]))]
+        while work:
+            node, ahead = work[-1]
+            for child in ahead:
+                if child not in within:
+                    continue
+                if child not in order:
+                    order[child] = low[child] = len(order)
+                    stack.append(child)
+                    work.append((child, iter(succ[child])))
+                    break
+                if child in low:  # still on the stack: no component took it yet
+                    low[node] = min(low[node], order[child])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == order[node]:
+                    yield _component_of(node, stack, low)
+
+
+def _component_of(node: str, stack: list[str], low: dict[str, int]) -> set[str]:
+    """Pop the component rooted at `node` off `stack`, taking its members out of `low`
+    (which then holds only the nodes still on the stack)."""
+    part: set[str] = set()
+    while True:
+        member = stack.pop()
+        del low[member]
+        part.add(member)
+        if member == node:
+            return part
 
 
 def parent_cycle_through(task_id: str, parent_of: Callable[[str], str | None]) -> tuple[str, ...]:
@@ -156,9 +245,7 @@ def parent_cycle_through(task_id: str, parent_of: Callable[[str], str | None]) -
     return found[0] if found and task_id in found[0] else ()
 
 
-def parent_cycles(
-    ids: Iterable[str], parent_of: Callable[[str], str | None]
-) -> list[tuple[str, ...]]:
+def parent_cycles(ids: Iterable[str], parent_of: Callable[[str], str | None]) -> list[Cycle]:
     """Every parent cycle among `ids`, each as its sorted members, in one pass over the ids.
 
     >>> parents = {"a": "b", "b": "a", "c": "a", "d": None, "e": "e"}
@@ -166,7 +253,7 @@ def parent_cycles(
     [('a', 'b'), ('e',)]
     """
     done: set[str] = set()
-    found: list[tuple[str, ...]] = []
+    found: list[Cycle] = []
     for start in ids:
         path: dict[str, None] = {}
         current: str | None = start
@@ -175,6 +262,6 @@ def parent_cycles(
             current = parent_of(current)
         if current is not None and current in path:
             members = list(path)
-            found.append(tuple(sorted(members[members.index(current) :])))
+            found.append(Cycle(sorted(members[members.index(current) :])))
         done.update(path)
     return sorted(found)

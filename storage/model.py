@@ -16,7 +16,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from sys import intern
 from types import MappingProxyType
 from typing import Any
@@ -33,6 +33,8 @@ __all__ = [
     "MAX_ID_LENGTH",
     "READY_STATUSES",
     "TERMINAL_STATUSES",
+    "UTC_MAX",
+    "UTC_MIN",
     "Task",
     "body_unpacker",
     "is_valid_id",
@@ -40,8 +42,10 @@ __all__ = [
     "normalise_status",
     "pack_text",
     "packed_size",
+    "plus_clamped",
     "share_strings",
     "unpack_text",
+    "within_utc",
 ]
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -186,6 +190,44 @@ def packed_size(packed: bytes) -> int | None:
     except zstandard.ZstdError:
         return None
     return size if size > 0 else None
+
+
+UTC_MAX = datetime.max.replace(tzinfo=UTC)
+"""The latest instant a time can hold (year 9999's last microsecond, UTC)."""
+UTC_MIN = datetime.min.replace(tzinfo=UTC)
+"""The earliest instant a time can hold (year 1's first microsecond, UTC)."""
+
+
+def within_utc(moment: datetime) -> datetime:
+    """`moment`, or the nearest end of the range when its instant lies outside it.
+
+    A person may write a time whose UTC instant Python cannot hold (year 9999's last hour at
+    `-01:00`, year 1 at `+14:00`); clamped here as it is read, it can be compared, converted
+    to UTC and written back like any other.
+
+    >>> within_utc(datetime.fromisoformat("9999-12-31T23:59:59-01:00")) == UTC_MAX
+    True
+    >>> within_utc(datetime.fromisoformat("0001-01-01T00:00:00+14:00")) == UTC_MIN
+    True
+    """
+    try:
+        moment.astimezone(UTC)
+    except OverflowError:
+        return UTC_MAX if moment.year > 1 else UTC_MIN
+    return moment
+
+
+def plus_clamped(moment: datetime, delta: timedelta) -> datetime:
+    """`moment + delta` in UTC, held at the range's ends (a lease from a clock near 9999).
+
+    >>> plus_clamped(datetime(9999, 12, 31, 23, tzinfo=UTC), timedelta(days=1)) == UTC_MAX
+    True
+    """
+    start = within_utc(moment).astimezone(UTC)
+    try:
+        return start + delta
+    except OverflowError:
+        return UTC_MAX if delta > timedelta(0) else UTC_MIN
 
 
 def is_valid_id(task_id: str) -> bool:

@@ -15,6 +15,7 @@ import re
 from datetime import UTC, date, datetime
 
 from storage.errors import Conflict
+from storage.model import UTC_MAX, UTC_MIN, within_utc
 
 __all__ = ["check_expected", "mtime_of", "parse_timestamp", "utc_now"]
 
@@ -23,7 +24,8 @@ _LONG_FRACTION = re.compile(r"(\.\d{6})\d+")
 
 
 def parse_timestamp(value: object) -> datetime | None:
-    """Read an ISO datetime or date (with or without offset); naive values are UTC.
+    """Read an ISO datetime or date (with or without offset); naive values are UTC; one whose
+    UTC instant is past year 9999 or before year 1 is held at that end (`within_utc`).
 
     Returns None for None or an empty string; raises ValueError for anything unreadable.
     """
@@ -39,7 +41,7 @@ def parse_timestamp(value: object) -> datetime | None:
         parsed = datetime.fromisoformat(_LONG_FRACTION.sub(r"\1", value.strip()))
     else:
         raise ValueError(f"not a timestamp: {value!r}")
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return within_utc(parsed) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def utc_now() -> datetime:
@@ -47,8 +49,12 @@ def utc_now() -> datetime:
 
 
 def mtime_of(stamp: tuple[int, int]) -> datetime:
-    """A file's modification time (from its stamp) as an aware UTC datetime, to the µs."""
-    return datetime.fromtimestamp(stamp[0] // 1000 / 1_000_000, UTC)
+    """A file's modification time (from its stamp) as an aware UTC datetime, to the µs (held
+    at year 1 or 9999 when a file system keeps one outside them)."""
+    try:
+        return datetime.fromtimestamp(stamp[0] // 1000 / 1_000_000, UTC)
+    except (OverflowError, OSError, ValueError):
+        return UTC_MAX if stamp[0] > 0 else UTC_MIN
 
 
 def check_expected(

@@ -33,9 +33,11 @@ from tasks_server import sizes
 from tasks_server.field_notes import FIELD_WARNINGS, FieldNote, field_notes
 
 __all__ = [
+    "CYCLE_NAMED",
     "WARNINGS",
     "Problem",
     "collect",
+    "cycle_text",
     "exit_status",
     "file_problems",
     "problems_in",
@@ -171,6 +173,23 @@ def collect(signals: dict[str, Any], path_of: PathOf, text_of: TextOf) -> list[P
     return problems
 
 
+CYCLE_NAMED = 20
+"""How many members a cycle's message names: a 40,000-task cycle named whole is a message of
+a megabyte, which a terminal table takes most of a minute to draw."""
+
+
+def cycle_text(members: list[str]) -> str:
+    """A cycle as `a -> b -> a`, or, past `CYCLE_NAMED` members, its first ones and a count.
+
+    >>> cycle_text(["a", "b"]), cycle_text([f"t{n}" for n in range(22)])[-41:]
+    ('a -> b -> a', 't18 -> t19 -> ... (22 tasks in the cycle)')
+    """
+    if len(members) <= CYCLE_NAMED:
+        return " -> ".join([*members, members[0]])
+    shown = " -> ".join(members[:CYCLE_NAMED])
+    return f"{shown} -> ... ({len(members)} tasks in the cycle)"
+
+
 def value_problems(tasks: Sequence[Task], text_of: TextOf) -> list[Problem]:
     """A problem for every value a write would refuse for its size (a file written by hand
     may hold a 100,000-character title: it loads, and is reported here), and a warning for
@@ -218,9 +237,8 @@ class Finder:
 
     def cycle(self, kind: str, members: list[str]) -> Problem:
         files = tuple(self._file(m) for m in members)
-        text = " -> ".join([*members, members[0]])
         words = "parent" if kind == "parent_cycle" else "dependency"
-        return Problem(kind, files[0], None, f"{words} cycle: {text}", files)
+        return Problem(kind, files[0], None, f"{words} cycle: {cycle_text(members)}", files)
 
     def dangling(self, field: str, ref: dict[str, Any]) -> Problem:
         path = self._file(ref["task_id"])

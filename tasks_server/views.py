@@ -29,7 +29,7 @@ from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
 from pydantic_core import CoreSchema
 
 from graph.about import TaskAbout
-from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, claim_of
+from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, MAX_LEASE_SECONDS, claim_of
 from storage.model import Task
 from tasks_server.sizes import MAX_ID_CHARS, MAX_TITLE_CHARS, clip
 
@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 Fields = Literal["brief", "full"]
-CLAIM_FIELDS = frozenset({"claimed_by", "claim_expires", "claim_live"})
+CLAIM_FIELDS = frozenset({"claimed_by", "claim_expires", "claim_live", "claim_beyond_max_lease"})
 BRIEF_FIELDS = frozenset(
     {"id", "title", "type", "status", "priority", "project", "parent", *CLAIM_FIELDS}
 )
@@ -92,6 +92,14 @@ class TaskBrief(BaseModel):
         None,
         description="True while the lease runs by the server's clock, false once it has expired"
         " (an expired claim holds nothing); absent when none.",
+        exclude_if=_absent,
+    )
+    claim_beyond_max_lease: bool | SkipJsonSchema[None] = Field(
+        None,
+        description="True when the lease ends further ahead than the longest lease a claim"
+        f" takes ({MAX_LEASE_SECONDS} s) by the server's clock: the claim was written by a"
+        " server whose clock runs ahead of this one, or by hand. It holds the task until it"
+        " ends all the same; absent otherwise.",
         exclude_if=_absent,
     )
 
@@ -240,6 +248,7 @@ def claim_fields(task: Task, now: datetime) -> dict[str, Any]:
         "claimed_by": claim.agent,
         "claim_expires": claim.expires,
         "claim_live": claim.is_live(now),
+        "claim_beyond_max_lease": True if claim.beyond_max(now) else None,
     }
 
 

@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tasks_server.edge import sessions
 from tasks_server.edge.sessions import SessionLimits
+from tasks_server.edge.strict_host import StrictHostProtocol
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -240,5 +241,5 @@ def serve_http(server: Server[Any], host: str, port: int, token: str | None) -> 
         print(f"cannot listen on {host} port {port}: {exc.strerror or exc}", file=sys.stderr)
         raise SystemExit(2) from None
     app = http_app(server, host, sock.getsockname()[1], token)
-    config = uvicorn.Config(app, log_level="warning")
+    config = uvicorn.Config(app, log_level="warning", http=StrictHostProtocol)
     _AnnouncingServer(config, url_of(sock)).run(sockets=[sock])

@@ -22,7 +22,6 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
-from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.subscriptions import ToolsListChanged
 from mcp_types import (
@@ -44,6 +43,7 @@ from tasks_server.edge.consent import consent_for
 from tasks_server.edge.instructions import instructions, said_once
 from tasks_server.edge.resources import TaskResources
 from tasks_server.edge.schemas import input_schema, output_schema
+from tasks_server.edge.stdio import serve_checked_stdio
 from tasks_server.registry import ToolSpec
 from tasks_server.toolset import Outcome, Toolset, open_toolset
 
@@ -206,8 +206,7 @@ def create_server(
 def serve_stdio(server: TasksServer) -> None:
     """Serve MCP over this process's stdin and stdout until the client hangs up."""
 
-    async def run() -> None:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+    async def session(read: Any, write: Any) -> None:
+        await server.run(read, write, server.create_initialization_options())
 
-    anyio.run(run)
+    anyio.run(serve_checked_stdio, session)

@@ -1,20 +1,29 @@
-"""HTTP sessions kept bounded: evicted when idle, capped per client, never a locked door.
+"""HTTP sessions kept bounded: evicted when idle, capped, never a locked door, and a live
+session never ended by someone else's flood.
 
 The MCP SDK keeps every stateful session until it has been idle for its timeout, and at
 its session limit answers every new client 503: 10,000 abandoned sessions held 393 MB and
-locked everyone out for 30 minutes. Here sessions idle for `IDLE_SECONDS` end, and before
-a new session opens, the opener's own least recently used session ends if that client
-already has `PER_CLIENT` of them (a client is its address and its credentials), then the
-least recently used of all if there are `TOTAL`. A newcomer always gets in; whoever
-abandoned sessions pays for them first. An evicted session's next request is answered
-404, which tells an MCP client to start a new session.
+locked everyone out for 30 minutes. Here sessions idle for `IDLE_SECONDS` end, and before a
+new session opens:
+
+- a session still *fresh* (it has made no request past its handshake: the `initialize`
+  that opened it and at most one more, the `initialized` notification) is the first to go:
+  the opener's own oldest fresh one when that client already has `PER_CLIENT` fresh ones;
+- at `TOTAL` sessions, the oldest fresh one of all, and only when none is fresh, the least
+  recently used session that works.
+
+A client is its peer address alone: every token-less loopback client is the same address,
+so a flood of `initialize` calls from one of them ends only fresh sessions, never another's
+working one; and a made-up `Authorization` header (meaningless without a token, refused
+before this with one) never makes a new client. A newcomer always gets in; whoever abandons
+sessions pays for them first. An evicted session's next request is answered 404, which
+tells an MCP client to start a new session.
 
 A session is ended the way a client ends it: a DELETE with its id, sent to the app.
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -30,11 +39,21 @@ TOTAL = 1000
 _SESSION = b"mcp-session-id"
 
 
+WORKING_AFTER = 2
+"""Requests past the opening one that make a session working (the `initialized`
+notification is the first)."""
+
+
 @dataclass(slots=True)
 class _Session:
     client: str
     used: float  # monotonic seconds
     headers: list[tuple[bytes, bytes]]  # of the opening request: to end it as its client
+    requests: int = 0  # POSTs since the opening one
+
+    @property
+    def fresh(self) -> bool:
+        return self.requests < WORKING_AFTER
 
 
 class SessionLimits:
@@ -55,7 +74,7 @@ class SessionLimits:
             self._touch(given, scope["method"])
             await self.app(scope, receive, send)
             return
-        client = _client_of(scope, headers)
+        client = _client_of(scope)
         await self._make_room(client, scope)
         await self.app(scope, receive, self._noting(client, scope, send))
 
@@ -67,6 +86,7 @@ class SessionLimits:
             del self.sessions[session]
             return
         found.used = time.monotonic()
+        found.requests += method == "POST"
         self.sessions.move_to_end(session)
 
     def _noting(self, client: str, scope: Scope, send: Send) -> Send:
@@ -85,18 +105,23 @@ class SessionLimits:
         return noted
 
     async def _make_room(self, client: str, scope: Scope) -> None:
-        """End idle sessions, then the opener's oldest over its cap, then the oldest of
-        all over the total: a new session always fits."""
+        """End idle sessions, then the opener's oldest fresh ones over its cap, then, over
+        the total, the oldest fresh ones of all and only then the least recently used:
+        a new session always fits."""
         now = time.monotonic()
         for session, found in list(self.sessions.items()):
             if now - found.used < IDLE_SECONDS:
                 break  # in order of use: the rest are more recent
             await self._end(session, scope)
-        own = [s for s, found in self.sessions.items() if found.client == client]
+        own = [s for s, found in self.sessions.items() if found.fresh and found.client == client]
         for session in own[: max(0, len(own) - self.per_client + 1)]:
             await self._end(session, scope)
-        while len(self.sessions) >= self.total:
-            await self._end(next(iter(self.sessions)), scope)
+        over = len(self.sessions) - self.total + 1
+        if over > 0:
+            fresh = [s for s, found in self.sessions.items() if found.fresh]
+            working = [s for s, found in self.sessions.items() if not found.fresh]
+            for session in (fresh + working)[:over]:
+                await self._end(session, scope)
 
     async def _end(self, session: str, scope: Scope) -> None:
         """End one session as its client would: DELETE with its id (answered, unread)."""
@@ -106,11 +131,9 @@ class SessionLimits:
         await self.app(request, _empty_body(), _discard)
 
 
-def _client_of(scope: Scope, headers: dict[bytes, bytes]) -> str:
-    """Who opens a session: the peer address and a digest of its credentials."""
-    host = (scope.get("client") or ("?", 0))[0]
-    credential = hashlib.sha256(headers.get(b"authorization", b"")).hexdigest()[:16]
-    return f"{host} {credential}"
+def _client_of(scope: Scope) -> str:
+    """Who opens a session: the peer address (see the module for why not its credentials)."""
+    return str((scope.get("client") or ("?", 0))[0])
 
 
 def _empty_body() -> Receive:

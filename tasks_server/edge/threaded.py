@@ -17,6 +17,7 @@ import uvicorn
 from mcp.server import Server
 
 from tasks_server.edge.http import http_app, listen, url_of
+from tasks_server.edge.strict_host import StrictHostProtocol
 
 __all__ = ["RunningServer", "ServerStartError", "start_in_thread"]
 
@@ -74,6 +75,7 @@ def start_in_thread(server: Server[Any], host: str = "127.0.0.1", port: int = 0)
     config = uvicorn.Config(
         http_app(server, host, sock.getsockname()[1], token=None),
         log_level="warning",
+        http=StrictHostProtocol,
         lifespan="on",
         timeout_graceful_shutdown=2,
     )

@@ -17,10 +17,10 @@ from typing import Annotated
 from pydantic import AfterValidator, Field
 
 from graph import readiness
-from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, claim_of, iso
+from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, MAX_LEASE_SECONDS, claim_of, iso
 from graph.filters import kept
 from storage.errors import TaskNotFound
-from storage.model import READY_STATUSES, Task
+from storage.model import READY_STATUSES, Task, plus_clamped
 from tasks_server.context import ServerContext
 from tasks_server.errors import ClaimHeld
 from tasks_server.filters import TaskFilterInput
@@ -29,6 +29,7 @@ from tasks_server.models import Envelope, IdArg, Input
 from tasks_server.registry import tool
 from tasks_server.task_guidance import held_by_you
 from tasks_server.tools._about import about
+from tasks_server.tools._blocks import closers
 from tasks_server.tools._guarded import (
     END_CLAIM,
     AgentArg,
@@ -41,8 +42,6 @@ from tasks_server.views import TaskView
 
 __all__ = ["MAX_LEASE_SECONDS", "MAX_NOTE_CHARS", "note_entry", "with_note"]
 
-MAX_LEASE_SECONDS = 86_400
-"""The longest lease one claim takes (a day); renew to hold a task longer."""
 MAX_NOTE_CHARS = 4_000
 """The longest note: a handoff, not a document (the body holds those)."""
 NOTES_HEADING = "## Notes"
@@ -72,7 +71,8 @@ def _claim(task: Task, agent: str, lease: int, now: datetime) -> Decision:
             {"task_id": task.id, "status": task.status},
         )
     check_claim(task, agent, False, now)
-    return {CLAIMED_BY: agent, CLAIM_EXPIRES: iso(now + timedelta(seconds=lease))}, None
+    expires = plus_clamped(now, timedelta(seconds=lease))
+    return {CLAIMED_BY: agent, CLAIM_EXPIRES: iso(expires)}, None
 
 
 @tool("mutation", destructive=False, idempotent=False)
@@ -86,7 +86,7 @@ def claim_task(ctx: ServerContext, args: ClaimTaskInput) -> ClaimTaskOutput:
         ctx, args.task_id, lambda task: _claim(task, args.agent, args.lease_seconds, now)
     )
     renewed = before is not None and before.agent == args.agent and before.is_live(now)
-    expires = now + timedelta(seconds=args.lease_seconds)
+    expires = plus_clamped(now, timedelta(seconds=args.lease_seconds))
     return ClaimTaskOutput(
         task=written_view(ctx, args.task_id),
         renewed=renewed,
@@ -194,15 +194,26 @@ def release_task(ctx: ServerContext, args: ReleaseTaskInput) -> ReleaseTaskOutpu
     )
 
 
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Embeddings, overrides and isolates: they reorder the text after them when rendered."""
+COMMENT_OPENER = "<!--"
+"""Opens an HTML comment: rendered, it can hide every later note."""
+
+
 def _note_text(text: str) -> str:
-    """A note's text, line endings made `\\n`; refused when blank or holding control
-    characters other than tab and newline."""
+    """A note's text, line endings made `\\n`; refused when blank, holding control
+    characters other than tab and newline, bidi controls, or an HTML comment opener."""
     text = text.replace("\r\n", "\n")
     if not text.strip():
         raise ValueError("must not be blank")
     bad = [c for c in text if c not in "\t\n" and unicodedata.category(c) in {"Cc", "Zl", "Zp"}]
     if bad:
         raise ValueError(f"holds a control or line-separator character ({bad[0]!r})")
+    bidi = [c for c in text if c in BIDI_CONTROLS]
+    if bidi:
+        raise ValueError(f"holds a bidi control ({bidi[0]!r}) that reorders later notes")
+    if COMMENT_OPENER in text:
+        raise ValueError(f"holds {COMMENT_OPENER!r}, which would hide later notes")
     return text.strip("\n")
 
 
@@ -215,6 +226,9 @@ class AddNoteInput(Input):
     task_id: IdArg = Field(description=TASK_ID)
     text: NoteText = Field(
         description=f"The note, markdown, at most {MAX_NOTE_CHARS} characters (lines kept)."
+        f" Refused (INVALID_ARGUMENT) when it holds {COMMENT_OPENER!r} or a bidi control"
+        " (U+202A-U+202E, U+2066-U+2069), which would hide or reorder later notes; a code"
+        " fence it leaves open is closed at its end."
     )
     author: AgentArg = Field(description="Who writes it (one printable line).")
 
@@ -233,7 +247,7 @@ def note_entry(text: str, author: str, now: datetime) -> list[str]:
     >>> note_entry("Parser done.\\nTests next.", "w1", datetime(2026, 1, 1, tzinfo=UTC))
     ['- 2026-01-01T00:00:00Z — w1: Parser done.', '  Tests next.']
     """
-    first, *rest = text.split("\n")
+    first, *rest = [*text.split("\n"), *closers(text)]
     return [f"- {iso(now)} — {author}: {first}", *(f"  {line}" if line else "" for line in rest)]
 
 
@@ -244,8 +258,9 @@ def _last_heading(body: str) -> str | None:
 
 def with_note(body: str, entry: list[str]) -> str:
     """`body` with `entry` appended to its `## Notes` section, which is made at the end when
-    the last `##` section is another one. The body's text before stays as it was, and its
-    line endings (`\\r\\n` or `\\n`) are used.
+    the last `##` section is another one. A code fence or comment the body leaves open is
+    closed first (else the heading and the note would render inside it). The body's text
+    before stays as it was, and its line endings (`\\r\\n` or `\\n`) are used.
 
     >>> with_note("Plan.\\n", ["- a"])
     'Plan.\\n\\n## Notes\\n\\n- a\\n'
@@ -254,6 +269,7 @@ def with_note(body: str, entry: list[str]) -> str:
     """
     newline = "\r\n" if "\r\n" in body else "\n"
     text = body if not body or body.endswith("\n") else body + newline
+    text += "".join(line + newline for line in closers(text))
     if _last_heading(text) != NOTES_HEADING:
         text += (newline if text else "") + NOTES_HEADING + newline + newline
     return text + "".join(line + newline for line in entry)

@@ -196,3 +196,29 @@ async def test_ready_unclaimed_leaves_out_live_claims_only(
     assert [t["id"] for t in free["tasks"]] == [i for i in ready if i != other]
     rows = {t["id"]: t for t in (await call(client, "get_ready_tasks", limit=1000))["tasks"]}
     assert (rows[TASK]["claim_live"], rows[other]["claim_live"]) == (False, True)
+
+
+async def test_a_lease_ending_further_ahead_than_the_longest_lease_is_flagged_in_the_view(
+    client: Client, server: TasksServer, example_root: Path
+) -> None:
+    """A server whose clock runs two hours ahead takes a full lease: by this server's clock it
+    ends two hours past the longest lease, which the view says (the claim still holds)."""
+    ahead = NOW + timedelta(hours=2, seconds=MAX_LEASE_SECONDS)
+    text = file_of(example_root, TASK).read_text()
+    stamp = ahead.isoformat().replace("+00:00", "Z")
+    head = f"---\nclaimed_by: w9\nclaim_expires: {stamp}\n"
+    file_of(example_root, TASK).write_text(text.replace("---\n", head, 1))
+    await call(client, "rebuild_index")
+    task = (await call(client, "get_task", task_id=TASK, fields="brief"))["task"]
+    assert (task["claim_live"], task["claim_beyond_max_lease"]) == (True, True)
+    later(server, 2 * 3600)
+    task = (await call(client, "get_task", task_id=TASK, fields="brief"))["task"]
+    assert task["claim_live"] is True and "claim_beyond_max_lease" not in task
+
+
+async def test_a_claim_this_server_takes_is_never_flagged_beyond_the_longest_lease(
+    client: Client,
+) -> None:
+    await call(client, "claim_task", task_id=TASK, agent="w1", lease_seconds=MAX_LEASE_SECONDS)
+    task = (await call(client, "get_task", task_id=TASK, fields="brief"))["task"]
+    assert task["claim_live"] is True and "claim_beyond_max_lease" not in task

@@ -1,6 +1,8 @@
-"""HTTP sessions stay bounded: a client that abandons sessions loses its own oldest ones,
-the oldest of all go when the total is reached, and a newcomer always gets in (never the
-SDK's 503). Real HTTP requests to a real server in a thread."""
+"""HTTP sessions stay bounded: a client that abandons sessions loses its own oldest fresh
+ones (a made-up Authorization header makes no new client), a working session is never
+ended by a flood of fresh ones, the oldest go when the total is reached, and a newcomer
+always gets in (never the SDK's 503). Real HTTP requests to a real server in a thread; the
+same through a real server process with the shipped limits in test_http_flood.py."""
 
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ def running(example_root: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Run
 
 
 def _open(url: str, client: str) -> str:
-    """A new session of `client` (told apart by its credentials); its id."""
+    """A new session, sent with a made-up `Authorization` header naming `client`; its id."""
     headers = {**HEADERS, "Authorization": f"Bearer {client}"}
     response = httpx2.post(url, json=INITIALIZE, headers=headers)
     assert response.status_code == 200, response.text
@@ -52,20 +54,39 @@ def _alive(url: str, client: str, session: str) -> bool:
     return status == 200
 
 
-def test_a_client_over_its_cap_loses_its_own_oldest_sessions_and_others_keep_theirs(
+def _working(url: str, client: str) -> str:
+    """A new session that has made requests past its handshake."""
+    session = _open(url, client)
+    assert _alive(url, client, session) and _alive(url, client, session)
+    return session
+
+
+def test_a_flood_loses_its_own_oldest_fresh_sessions_whatever_its_headers_and_work_stays(
     running: RunningServer,
 ) -> None:
-    other = _open(running.url, "other")
-    flood = [_open(running.url, "flood") for _ in range(9)]
-    assert [_alive(running.url, "flood", s) for s in flood] == [False] * 5 + [True] * 4
+    other = _working(running.url, "other")
+    flood = [_open(running.url, f"flood{n}") for n in range(9)]
+    alive = [_alive(running.url, f"flood{n}", s) for n, s in enumerate(flood)]
+    assert alive == [False] * 5 + [True] * 4
     assert _alive(running.url, "other", other)
 
 
-def test_at_the_total_the_oldest_session_goes_and_a_newcomer_gets_in(
+def test_at_the_total_fresh_sessions_go_before_any_working_one(
     running: RunningServer,
 ) -> None:
-    opened = [(f"c{n}", _open(running.url, f"c{n}")) for n in range(10)]
+    working = [_working(running.url, f"w{n}") for n in range(8)]
+    fresh = [_open(running.url, "f") for _ in range(2)]
     newcomer = _open(running.url, "newcomer")
-    alive = [_alive(running.url, client, session) for client, session in opened]
+    assert [_alive(running.url, "f", s) for s in fresh] == [False, True]
+    assert all(_alive(running.url, "w", s) for s in working)
+    assert _alive(running.url, "newcomer", newcomer)
+
+
+def test_at_the_total_with_none_fresh_the_least_recently_used_goes_and_a_newcomer_gets_in(
+    running: RunningServer,
+) -> None:
+    opened = [_working(running.url, f"c{n}") for n in range(10)]
+    newcomer = _open(running.url, "newcomer")
+    alive = [_alive(running.url, "c", session) for session in opened]
     assert alive == [False] + [True] * 9
     assert _alive(running.url, "newcomer", newcomer)
