@@ -33,7 +33,13 @@ from tasks_server.errors import (
     classify,
     shorten,
 )
-from tasks_server.guidance import blocked_sentence, for_session, guide, nearest_tools
+from tasks_server.guidance import (
+    blocked_sentence,
+    for_session,
+    guide,
+    nearest_tools,
+    similar_names,
+)
 from tasks_server.listing import Listing, page
 from tasks_server.registry import ToolSpec, by_name, discover
 from tasks_server.roles import check_allowlist, tool_filter
@@ -175,6 +181,8 @@ class Toolset:
     def _recovery(self, name: str, code: str, exc: Exception) -> tuple[str, list[str]]:
         """The step and tools that recover from an error: the error's own, else its code's
         (`{tool}` is the tool called); the nearest allowed tools when none is open here."""
+        if isinstance(exc, UnknownTool):
+            return _misspelt(name, similar_names(name, self.names))
         own: tuple[str, list[str]] | None = getattr(exc, "recovery", None)
         step, tools = own or RECOVERY.get(code, ("Read error.message, then retry", ["{tool}"]))
         tools = [tool.replace("{tool}", name) for tool in tools]
@@ -201,6 +209,17 @@ class Toolset:
     def _limit_guidance(self, data: dict[str, Any]) -> None:
         if self._hidden and "guidance" in data:
             for_session(data["guidance"], self._hidden)
+
+
+def _misspelt(name: str, near: list[str]) -> tuple[str, list[str]]:
+    """The step after an unknown tool name: the session's names spelled nearest to it, or
+    tools/list when none is close."""
+    if not near:
+        return (
+            f"No tool here is spelled like {shorten(name, 60)!r}: use a name tools/list shows",
+            [],
+        )
+    return f"Did you mean {' or '.join(near)}? Call the one you meant", near
 
 
 def open_toolset(
