@@ -29,9 +29,9 @@ from pathlib import Path
 
 __all__ = [
     "BUNDLED",
-    "PSEUDO_TYPES",
     "ENV",
     "FLAG",
+    "PSEUDO_TYPES",
     "BadRoot",
     "bundled_root",
     "check",
@@ -145,7 +145,7 @@ def _mount_of(line: str) -> tuple[str, str]:
 
 
 def _is_under(path: str, folder: str) -> bool:
-    return folder == "/" or path == folder or path.startswith(folder.rstrip("/") + "/")
+    return folder in ("/", path) or path.startswith(folder.rstrip("/") + "/")
 
 
 def refusal(path: Path) -> str | None:
