@@ -114,9 +114,29 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("--args", default="{}", help="JSON object of arguments")
     _add_views(sub)
     _add_import_export(sub)
+    _add_config(sub)
     init = sub.add_parser("init", help="copy the bundled example into DIR, a tree you can change")
     init.add_argument("target", type=roots.flag_path, metavar="DIR", help="a new or empty folder")
     return parser
+
+
+def _add_config(sub: Any) -> None:
+    config = sub.add_parser(
+        "config", help="print the client configuration that starts this install's server"
+    )
+    config.add_argument(
+        "client",
+        choices=["claude-desktop", "claude-code", "mcp-json"],
+        help="claude_desktop_config.json, the `claude mcp add` command, or a project's .mcp.json",
+    )
+    config.add_argument(
+        "--root",
+        type=roots.flag_path,
+        default=None,
+        help="task tree to serve, written absolute (default: $TASKS_ROOT, else the example)",
+    )
+    config.add_argument("--role", choices=sorted(ROLES), default=None, help="tool preset to serve")
+    config.add_argument("--tools", default=None, help="allowlist to serve, e.g. 'get_*'")
 
 
 def _add_views(sub: Any) -> None:
@@ -218,6 +238,15 @@ def _run_call(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _run_config(args: argparse.Namespace) -> int:
+    from tasks_server.human.clients import config_text  # noqa: PLC0415 - see above
+
+    options = [*(["--role", args.role] if args.role else [])]
+    options += ["--tools", args.tools] if args.tools else []
+    print(config_text(args.client, args.root, options))
+    return 0
+
+
 def _run_human(args: argparse.Namespace) -> int:
     from tasks_server.human.commands import run  # noqa: PLC0415 - see above
 
@@ -247,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return 2
     try:
-        runners = {"serve": _run_serve, "call": _run_call}
+        runners = {"serve": _run_serve, "call": _run_call, "config": _run_config}
         return runners.get(args.command, _run_human)(args)
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
