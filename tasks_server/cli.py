@@ -202,7 +202,7 @@ def _add_import_export(sub: Any) -> None:
 def _run_serve(args: argparse.Namespace) -> int:
     from tasks_server.edge.commands import run_serve  # noqa: PLC0415 - see above
 
-    return run_serve(args)
+    return run_serve(args, lambda: os._exit(interrupted("serve")))
 
 
 def _call_arguments(text: str) -> dict[str, Any]:
@@ -268,7 +268,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = build_parser().parse_args(argv)
     if args.command == "init":
-        return _run_init(args.target)
+        try:
+            return _run_init(args.target)
+        except KeyboardInterrupt:
+            return interrupted("init", f"rolled back, {args.target} holds nothing copied")
     try:
         args.root = roots.for_command(args.command, args.root)
         _fixed_now(args)
@@ -278,6 +281,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         runners = {"serve": _run_serve, "call": _run_call, "config": _run_config}
         return runners.get(args.command, _run_human)(args)
+    except KeyboardInterrupt:
+        return interrupted(args.command)
+    except BaseExceptionGroup as group:  # an interrupt inside the server's task group
+        if group.subgroup(KeyboardInterrupt) is None or group.subgroup(Exception) is not None:
+            raise
+        return interrupted(args.command)
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -290,6 +299,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(exc, file=sys.stderr)  # a bad bot config or allowlist, a twin tool: one line
         return 2
+
+
+INTERRUPTED = 130
+"""The exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it."""
+
+_LEFT = {
+    "serve": "the server stopped; every write it made is whole (writes are all or nothing)",
+    "new": "the task file is written whole or not at all (tasks-server check shows the tree)",
+    "call": "a tool that writes did so whole or not at all; read tools wrote nothing",
+}
+"""What an interrupted command left, when not "nothing was written" (import and init say
+it themselves: they know whether their write happened)."""
+
+
+def interrupted(command: str, left: str | None = None) -> int:
+    """Ctrl-C: one line saying what state the command left, exit status 130."""
+    state = left or _LEFT.get(command, "nothing was written")
+    print(f"tasks-server {command}: interrupted: {state}", file=sys.stderr)
+    return INTERRUPTED
 
 
 def _run_init(target: Path) -> int:

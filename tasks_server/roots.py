@@ -86,7 +86,12 @@ def copy_example(target: Path) -> Path:
     try:
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
             raise BadRoot(f"tasks-server init: {target} exists and is not an empty folder")
-        shutil.copytree(bundled_root(), target, ignore=_NOT_COPIED, dirs_exist_ok=True)
+        try:
+            shutil.copytree(bundled_root(), target, ignore=_NOT_COPIED, dirs_exist_ok=True)
+        except BaseException:  # Ctrl-C or a failed copy: leave the folder as it was, empty
+            for copied in target.iterdir() if target.is_dir() else ():
+                shutil.rmtree(copied) if copied.is_dir() else copied.unlink()
+            raise
     except OSError as exc:
         raise BadRoot(f"tasks-server init: cannot copy into {target}: {exc.strerror}") from None
     return target
