@@ -34,7 +34,7 @@ def printed(client: str, root: Path, *options: str) -> str:
 def tool_names(argv: list[str], env: dict[str, str]) -> list[str]:
     """Start `argv` as a desktop client would (`env -i PATH=...` plus the config's env),
     initialize, and list the tools."""
-    messages = [
+    messages: list[dict[str, Any]] = [
         {
             "jsonrpc": "2.0",
             "id": 1,
