@@ -27,6 +27,7 @@ __all__ = ["NOW_ENV", "main"]
 
 NOW_ENV = "TASKS_NOW"
 MAX_PORT = 65535
+_PROJECT = "only this project's tasks (default: every project)"
 
 
 def _instant(text: str) -> datetime:
@@ -103,14 +104,30 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="serve MCP over stdio (default) or streamable HTTP")
     _server_options(serve)
-    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=_port, default=8765)
-    serve.add_argument("--auth-token", default=os.environ.get("TASKS_SERVER_TOKEN"))
+    serve.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio for a client that starts the server, http for streamable HTTP "
+        "(default: %(default)s)",
+    )
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="HTTP address to bind; beyond loopback needs --auth-token (default: %(default)s)",
+    )
+    serve.add_argument(
+        "--port", type=_port, default=8765, help="HTTP port, 0 for any free one (default: 8765)"
+    )
+    serve.add_argument(
+        "--auth-token",
+        default=os.environ.get("TASKS_SERVER_TOKEN"),
+        help="bearer token HTTP clients must send (default: $TASKS_SERVER_TOKEN, else none)",
+    )
     serve.add_argument("--bot", default=None, help="serve one bot alone as <bot>_server")
     call = sub.add_parser("call", help="call one tool through an in-process MCP client")
     _server_options(call)
-    call.add_argument("tool")
+    call.add_argument("tool", help="the tool's name, as `tasks-server tools` lists it")
     call.add_argument("--args", default="{}", help="JSON object of arguments")
     _add_views(sub)
     _add_import_export(sub)
@@ -152,21 +169,31 @@ def _add_views(sub: Any) -> None:
         "-v", "--verbose", action="store_true", help="say which named files are ignored"
     )
     for name, text in [("ready", "tasks ready to start"), ("blocked", "blocked tasks and why")]:
-        _human(sub, name, text).add_argument("--project", default=None)
-    _human(sub, "metrics", "graph metrics").add_argument("--project", default=None)
+        _human(sub, name, text).add_argument("--project", default=None, help=_PROJECT)
+    _human(sub, "metrics", "graph metrics").add_argument("--project", default=None, help=_PROJECT)
     _human(sub, "tools", "list the tools a role sees")
-    _human(sub, "show", "one task").add_argument("task_id")
+    _human(sub, "show", "one task").add_argument("task_id", help="the task's id")
     tree = _human(sub, "tree", "a project or subtree as a tree")
-    tree.add_argument("--project", default=None)
-    tree.add_argument("--id", dest="task_id", default=None)
-    tree.add_argument("--max-depth", type=_depth, default=None)
-    _human(sub, "bots", "the generated bot tools").add_argument("--bot", default=None)
+    tree.add_argument("--project", default=None, help=_PROJECT)
+    tree.add_argument("--id", dest="task_id", default=None, help="only this task's subtree")
+    tree.add_argument(
+        "--max-depth", type=_depth, default=None, help="levels below the top (default: all)"
+    )
+    _human(sub, "bots", "the generated bot tools").add_argument(
+        "--bot", default=None, help="only this bot's tools (default: every bot)"
+    )
     diff = _human(sub, "diff", "what changed between two git revisions (default: HEAD and disk)")
-    diff.add_argument("since", nargs="?", default="HEAD", metavar="REV_A")
-    diff.add_argument("until", nargs="?", default=None, metavar="REV_B")
-    _human(sub, "log", "the commits that changed a task").add_argument("task_id")
+    diff.add_argument(
+        "since", nargs="?", default="HEAD", metavar="REV_A", help="from (default: HEAD)"
+    )
+    diff.add_argument(
+        "until", nargs="?", default=None, metavar="REV_B", help="to (default: the files on disk)"
+    )
+    _human(sub, "log", "the commits that changed a task").add_argument(
+        "task_id", help="the task's id"
+    )
     new = _human(sub, "new", "write a new task file and print its path")
-    new.add_argument("title")
+    new.add_argument("title", help="the new task's title")
     new.add_argument("--parent", default=None, help="parent task id")
     new.add_argument("--project", default=None, help="project (default: the parent's)")
     _server_options(
@@ -176,16 +203,22 @@ def _add_views(sub: Any) -> None:
 
 def _add_import_export(sub: Any) -> None:
     imp = sub.add_parser("import", help="import another tracker into a task tree")
-    imp.add_argument("kind", choices=["beads", "backlog"])
-    imp.add_argument("source", type=Path)
+    imp.add_argument(
+        "kind", choices=["beads", "backlog"], help="beads (an issues.jsonl) or backlog (a folder)"
+    )
+    imp.add_argument("source", type=Path, help="the export file or folder to read")
     imp.add_argument("--root", type=roots.flag_path, required=True, help="tree to write into")
     imp.add_argument("--project", default=None, help="project name (backlog)")
     imp.add_argument("--json", action="store_true", help="print the import report as JSON")
     exp = _human(sub, "export", "export a tree, project or neighbourhood as text or a picture")
     exp.add_argument(
-        "--format", choices=["mermaid", "dot", "json", "svg", "png"], default="mermaid"
+        "--format",
+        choices=["mermaid", "dot", "json", "svg", "png"],
+        default="mermaid",
+        help="text (mermaid, dot, json) or a picture (svg, png: needs graphviz) "
+        "(default: %(default)s)",
     )
-    exp.add_argument("--project", default=None)
+    exp.add_argument("--project", default=None, help=_PROJECT)
     exp.add_argument("--id", dest="task_id", default=None, help="this task's neighbourhood")
     exp.add_argument("--subtree", default=None, help="this task and everything under it")
     exp.add_argument("--output", "-o", type=Path, default=None, help="write to this file")

@@ -125,6 +125,7 @@ def run_check(args: argparse.Namespace, toolset: Toolset) -> int:
         return task.path if task is not None else None
 
     problems = checks.collect(data, path_of, root) + checks.oversized(index.tasks(), root)
+    problems += checks.untitled(toolset.context.live.table.not_tasks(), root)
     if args.files:
         problems = checks.problems_in(problems, named)
     emit(args, data, lambda: render.check_view(problems, stats["tasks"], stats["files"]))

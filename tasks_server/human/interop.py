@@ -14,6 +14,7 @@ import json
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from graph.index import TaskIndex
 from storage.errors import StorageError
@@ -55,11 +56,33 @@ def run_import(
     except StorageError as exc:
         print(f"tasks-server import: {exc}", file=sys.stderr)
         return 1
+    data = report.to_dict()
     if as_json:
-        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        terminal.out(render.import_report(report.to_dict()))
+        terminal.out(render.import_report(data))
+    if report.imported == 0:
+        print(f"tasks-server import: nothing imported: {_why_none(data, kind)}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _why_none(report: dict[str, Any], kind: str) -> str:
+    """Why an import wrote nothing, from its report: an empty source, everything skipped
+    on purpose, or every record dropped (by problem kind: a file of another format)."""
+    unit, source = report["unit"], report["source"]
+    if report["read"] == 0:
+        return f"{source} holds no {unit}"
+    if report["dropped"] == 0:
+        return f"all {report['read']:,} {unit} were skipped ({_tally(report['skipped'])})"
+    return (
+        f"{report['dropped']:,} of {report['read']:,} {unit} dropped "
+        f"({_tally(report['problem_counts'])}); is {source} a {kind} export?"
+    )
+
+
+def _tally(counts: dict[str, int]) -> str:
+    return ", ".join(f"{kind} {count:,}" for kind, count in sorted(counts.items()))
 
 
 def _task_files(repository: TaskRepository) -> int:
