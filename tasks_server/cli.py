@@ -189,6 +189,9 @@ def _add_views(sub: Any) -> None:
     diff.add_argument(
         "until", nargs="?", default=None, metavar="REV_B", help="to (default: the files on disk)"
     )
+    diff.add_argument(
+        "--all", action="store_true", help="also the tasks whose only change is `modified`"
+    )
     _human(sub, "log", "the commits that changed a task").add_argument(
         "task_id", help="the task's id"
     )

@@ -95,7 +95,8 @@ def run_metrics(args: argparse.Namespace, toolset: Toolset) -> None:
 def run_show(args: argparse.Namespace, toolset: Toolset) -> None:
 
     data = call(toolset, "get_task", {"task_id": args.task_id})
-    emit(args, data, lambda: render.task_detail(data), soft_wrap=True)  # the body as written
+    width = terminal.console().width
+    emit(args, data, lambda: render.task_detail(data, width), soft_wrap=True)  # see the view
 
 
 def run_tree(args: argparse.Namespace, toolset: Toolset) -> None:
@@ -180,7 +181,7 @@ def run_new(args: argparse.Namespace, toolset: Toolset) -> None:
 def run_diff(args: argparse.Namespace, toolset: Toolset) -> None:
     arguments = {"since_ref": args.since, "until_ref": args.until}
     data = snapshot.merge_pages(pages(toolset, "get_changes", _given(arguments)))
-    emit(args, data, lambda: changes.changes_view(data))
+    emit(args, data, lambda: changes.changes_view(data, everything=args.all))
 
 
 def run_log(args: argparse.Namespace, toolset: Toolset) -> None:
