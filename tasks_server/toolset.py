@@ -212,14 +212,12 @@ class Toolset:
 
 
 def _misspelt(name: str, near: list[str]) -> tuple[str, list[str]]:
-    """The step after an unknown tool name: the session's names spelled nearest to it, or
-    tools/list when none is close."""
+    """The step after an unknown tool name: the session's names spelled nearest to it, or,
+    when none is close, tools/list (no tool is offered in its place)."""
+    shown = shorten(name, 60)
     if not near:
-        return (
-            f"No tool here is spelled like {shorten(name, 60)!r}: use a name tools/list shows",
-            [],
-        )
-    return f"Did you mean {' or '.join(near)}? Call the one you meant", near
+        return f"Use a name tools/list shows: no tool here is spelled like {shown!r}", []
+    return f"Call {' or '.join(near)} if you meant it (spelled nearest to {shown!r})", near
 
 
 def open_toolset(

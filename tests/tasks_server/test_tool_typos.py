@@ -77,4 +77,6 @@ def test_the_call_command_answers_a_typo_with_the_nearest_name(example_root: Pat
     )
     data = json.loads(done.stdout)
     assert done.returncode == 1
-    assert data["guidance"]["next_action"] == "Did you mean get_task? Call the one you meant"
+    assert data["guidance"]["next_action"] == (
+        "Call get_task if you meant it (spelled nearest to 'get_tsk')"
+    )
