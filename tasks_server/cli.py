@@ -261,13 +261,13 @@ class BadArguments(Exception):
 
 
 def _run_call(args: argparse.Namespace) -> int:
-    from tasks_server.edge.commands import call_tool  # noqa: PLC0415 - see above
-
     try:
         arguments = _call_arguments(args.args)
-    except BadArguments as exc:
+    except BadArguments as exc:  # refused before the SDK is loaded (a second, under load)
         print(f"tasks-server call: {exc}", file=sys.stderr)
         return 2
+    from tasks_server.edge.commands import call_tool  # noqa: PLC0415 - see above
+
     with terminal.working(f"{args.tool} on {args.root}"):
         ok, data = call_tool(args, args.tool, arguments)
     print(json.dumps(data, indent=2, ensure_ascii=False))

@@ -12,8 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 SCRIPT = Path(sys.executable).with_name("tasks-server")
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
@@ -71,15 +69,23 @@ def tool_names(argv: list[str], env: dict[str, str]) -> list[str]:
     return [tool["name"] for tool in answers[2]["result"]["tools"]]
 
 
-@pytest.mark.parametrize("client", ["claude-desktop", "mcp-json"])
 def test_the_printed_json_config_starts_the_server_with_only_the_system_path(
-    client: str, example_root: Path
+    example_root: Path,
 ) -> None:
-    server = json.loads(printed(client, example_root, "--role", "planner"))["mcpServers"]["tasks"]
+    server = json.loads(printed("claude-desktop", example_root, "--role", "planner"))
+    server = server["mcpServers"]["tasks"]
     assert Path(server["command"]).is_absolute()
     assert server["args"][:3] == ["serve", "--root", str(example_root)]
     names = tool_names([server["command"], *server["args"]], server.get("env", {}))
     assert "get_ready_tasks" in names and "create_task" not in names
+
+
+def test_a_project_mcp_json_starts_the_same_command_as_claude_desktop(
+    example_root: Path,
+) -> None:
+    desktop = json.loads(printed("claude-desktop", example_root))["mcpServers"]["tasks"]
+    project = json.loads(printed("mcp-json", example_root))["mcpServers"]["tasks"]
+    assert project == {"type": "stdio", **desktop}
 
 
 def test_the_printed_claude_code_command_starts_the_server_with_only_the_system_path(
