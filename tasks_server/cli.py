@@ -27,6 +27,7 @@ __all__ = ["NOW_ENV", "main"]
 
 NOW_ENV = "TASKS_NOW"
 MAX_PORT = 65535
+_PROJECT = "only this project's tasks (default: every project)"
 
 
 def _instant(text: str) -> datetime:
@@ -103,10 +104,26 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="serve MCP over stdio (default) or streamable HTTP")
     _server_options(serve)
-    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=_port, default=8765)
-    serve.add_argument("--auth-token", default=os.environ.get("TASKS_SERVER_TOKEN"))
+    serve.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio for a client that starts the server, http for streamable HTTP "
+        "(default: %(default)s)",
+    )
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="HTTP address to bind; beyond loopback needs --auth-token (default: %(default)s)",
+    )
+    serve.add_argument(
+        "--port", type=_port, default=8765, help="HTTP port, 0 for any free one (default: 8765)"
+    )
+    serve.add_argument(
+        "--auth-token",
+        default=os.environ.get("TASKS_SERVER_TOKEN"),
+        help="bearer token HTTP clients must send (default: $TASKS_SERVER_TOKEN, else none)",
+    )
     serve.add_argument("--bot", default=None, help="serve one bot alone as <bot>_server")
     lsp = sub.add_parser("lsp", help="a language server for task files, over stdio (editors)")
     lsp.add_argument(
@@ -118,13 +135,33 @@ def build_parser() -> argparse.ArgumentParser:
     lsp.add_argument("--now", type=_instant, default=None, help="fixed clock, ISO (tests)")
     call = sub.add_parser("call", help="call one tool through an in-process MCP client")
     _server_options(call)
-    call.add_argument("tool")
+    call.add_argument("tool", help="the tool's name, as `tasks-server tools` lists it")
     call.add_argument("--args", default="{}", help="JSON object of arguments")
     _add_views(sub)
     _add_import_export(sub)
+    _add_config(sub)
     init = sub.add_parser("init", help="copy the bundled example into DIR, a tree you can change")
     init.add_argument("target", type=roots.flag_path, metavar="DIR", help="a new or empty folder")
     return parser
+
+
+def _add_config(sub: Any) -> None:
+    config = sub.add_parser(
+        "config", help="print the client configuration that starts this install's server"
+    )
+    config.add_argument(
+        "client",
+        choices=["claude-desktop", "claude-code", "mcp-json"],
+        help="claude_desktop_config.json, the `claude mcp add` command, or a project's .mcp.json",
+    )
+    config.add_argument(
+        "--root",
+        type=roots.flag_path,
+        default=None,
+        help="task tree to serve, written absolute (default: $TASKS_ROOT, else the example)",
+    )
+    config.add_argument("--role", choices=sorted(ROLES), default=None, help="tool preset to serve")
+    config.add_argument("--tools", default=None, help="allowlist to serve, e.g. 'get_*'")
 
 
 def _add_views(sub: Any) -> None:
@@ -140,21 +177,34 @@ def _add_views(sub: Any) -> None:
         "-v", "--verbose", action="store_true", help="say which named files are ignored"
     )
     for name, text in [("ready", "tasks ready to start"), ("blocked", "blocked tasks and why")]:
-        _human(sub, name, text).add_argument("--project", default=None)
-    _human(sub, "metrics", "graph metrics").add_argument("--project", default=None)
+        _human(sub, name, text).add_argument("--project", default=None, help=_PROJECT)
+    _human(sub, "metrics", "graph metrics").add_argument("--project", default=None, help=_PROJECT)
     _human(sub, "tools", "list the tools a role sees")
-    _human(sub, "show", "one task").add_argument("task_id")
+    _human(sub, "show", "one task").add_argument("task_id", help="the task's id")
     tree = _human(sub, "tree", "a project or subtree as a tree")
-    tree.add_argument("--project", default=None)
-    tree.add_argument("--id", dest="task_id", default=None)
-    tree.add_argument("--max-depth", type=_depth, default=None)
-    _human(sub, "bots", "the generated bot tools").add_argument("--bot", default=None)
+    tree.add_argument("--project", default=None, help=_PROJECT)
+    tree.add_argument("--id", dest="task_id", default=None, help="only this task's subtree")
+    tree.add_argument(
+        "--max-depth", type=_depth, default=None, help="levels below the top (default: all)"
+    )
+    _human(sub, "bots", "the generated bot tools").add_argument(
+        "--bot", default=None, help="only this bot's tools (default: every bot)"
+    )
     diff = _human(sub, "diff", "what changed between two git revisions (default: HEAD and disk)")
-    diff.add_argument("since", nargs="?", default="HEAD", metavar="REV_A")
-    diff.add_argument("until", nargs="?", default=None, metavar="REV_B")
-    _human(sub, "log", "the commits that changed a task").add_argument("task_id")
+    diff.add_argument(
+        "since", nargs="?", default="HEAD", metavar="REV_A", help="from (default: HEAD)"
+    )
+    diff.add_argument(
+        "until", nargs="?", default=None, metavar="REV_B", help="to (default: the files on disk)"
+    )
+    diff.add_argument(
+        "--all", action="store_true", help="also the tasks whose only change is `modified`"
+    )
+    _human(sub, "log", "the commits that changed a task").add_argument(
+        "task_id", help="the task's id"
+    )
     new = _human(sub, "new", "write a new task file and print its path")
-    new.add_argument("title")
+    new.add_argument("title", help="the new task's title")
     new.add_argument("--parent", default=None, help="parent task id")
     new.add_argument("--project", default=None, help="project (default: the parent's)")
     _server_options(
@@ -164,16 +214,22 @@ def _add_views(sub: Any) -> None:
 
 def _add_import_export(sub: Any) -> None:
     imp = sub.add_parser("import", help="import another tracker into a task tree")
-    imp.add_argument("kind", choices=["beads", "backlog"])
-    imp.add_argument("source", type=Path)
+    imp.add_argument(
+        "kind", choices=["beads", "backlog"], help="beads (an issues.jsonl) or backlog (a folder)"
+    )
+    imp.add_argument("source", type=Path, help="the export file or folder to read")
     imp.add_argument("--root", type=roots.flag_path, required=True, help="tree to write into")
     imp.add_argument("--project", default=None, help="project name (backlog)")
     imp.add_argument("--json", action="store_true", help="print the import report as JSON")
     exp = _human(sub, "export", "export a tree, project or neighbourhood as text or a picture")
     exp.add_argument(
-        "--format", choices=["mermaid", "dot", "json", "svg", "png"], default="mermaid"
+        "--format",
+        choices=["mermaid", "dot", "json", "svg", "png"],
+        default="mermaid",
+        help="text (mermaid, dot, json) or a picture (svg, png: needs graphviz) "
+        "(default: %(default)s)",
     )
-    exp.add_argument("--project", default=None)
+    exp.add_argument("--project", default=None, help=_PROJECT)
     exp.add_argument("--id", dest="task_id", default=None, help="this task's neighbourhood")
     exp.add_argument("--subtree", default=None, help="this task and everything under it")
     exp.add_argument("--output", "-o", type=Path, default=None, help="write to this file")
@@ -190,7 +246,7 @@ def _add_import_export(sub: Any) -> None:
 def _run_serve(args: argparse.Namespace) -> int:
     from tasks_server.edge.commands import run_serve  # noqa: PLC0415 - see above
 
-    return run_serve(args)
+    return run_serve(args, lambda: os._exit(interrupted("serve")))
 
 
 def _run_lsp(args: argparse.Namespace) -> int:
@@ -219,17 +275,26 @@ class BadArguments(Exception):
 
 
 def _run_call(args: argparse.Namespace) -> int:
-    from tasks_server.edge.commands import call_tool  # noqa: PLC0415 - see above
-
     try:
         arguments = _call_arguments(args.args)
-    except BadArguments as exc:
+    except BadArguments as exc:  # refused before the SDK is loaded (a second, under load)
         print(f"tasks-server call: {exc}", file=sys.stderr)
         return 2
+    from tasks_server.edge.commands import call_tool  # noqa: PLC0415 - see above
+
     with terminal.working(f"{args.tool} on {args.root}"):
         ok, data = call_tool(args, args.tool, arguments)
     print(json.dumps(data, indent=2, ensure_ascii=False))
     return 0 if ok else 1
+
+
+def _run_config(args: argparse.Namespace) -> int:
+    from tasks_server.human.clients import config_text  # noqa: PLC0415 - see above
+
+    options = [*(["--role", args.role] if args.role else [])]
+    options += ["--tools", args.tools] if args.tools else []
+    print(config_text(args.client, args.root, options))
+    return 0
 
 
 def _run_human(args: argparse.Namespace) -> int:
@@ -247,23 +312,39 @@ def _fixed_now(args: argparse.Namespace) -> None:
             raise roots.BadRoot(f"tasks-server: ${NOW_ENV}: {exc}") from None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(
-        stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
-    )
-    args = build_parser().parse_args(argv)
-    if args.command == "init":
-        return _run_init(args.target)
+def _prepared(args: argparse.Namespace) -> bool:
+    """The root and the clock settled on `args`; False (the reason on stderr) for a bad one."""
     try:
         if args.command != "lsp" or args.root is not None:  # lsp: else the editor's folder
             args.root = roots.for_command(args.command, args.root)
         _fixed_now(args)
     except roots.BadRoot as exc:
         print(exc, file=sys.stderr)
+        return False
+    return True
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
+    args = build_parser().parse_args(argv)
+    if args.command == "init":
+        try:
+            return _run_init(args.target)
+        except KeyboardInterrupt:
+            return interrupted("init", f"rolled back, {args.target} holds nothing copied")
+    if not _prepared(args):
         return 2
     try:
-        runners = {"serve": _run_serve, "call": _run_call, "lsp": _run_lsp}
+        runners = {"serve": _run_serve, "call": _run_call, "lsp": _run_lsp, "config": _run_config}
         return runners.get(args.command, _run_human)(args)
+    except KeyboardInterrupt:
+        return interrupted(args.command)
+    except BaseExceptionGroup as group:  # an interrupt inside the server's task group
+        if group.subgroup(KeyboardInterrupt) is None or group.subgroup(Exception) is not None:
+            raise
+        return interrupted(args.command)
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -276,6 +357,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(exc, file=sys.stderr)  # a bad bot config or allowlist, a twin tool: one line
         return 2
+
+
+INTERRUPTED = 130
+"""The exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it."""
+
+_LEFT = {
+    "serve": "the server stopped; every write it made is whole (writes are all or nothing)",
+    "new": "the task file is written whole or not at all (tasks-server check shows the tree)",
+    "call": "a tool that writes did so whole or not at all; read tools wrote nothing",
+}
+"""What an interrupted command left, when not "nothing was written" (import and init say
+it themselves: they know whether their write happened)."""
+
+
+def interrupted(command: str, left: str | None = None) -> int:
+    """Ctrl-C: one line saying what state the command left, exit status 130."""
+    state = left or _LEFT.get(command, "nothing was written")
+    print(f"tasks-server {command}: interrupted: {state}", file=sys.stderr)
+    return INTERRUPTED
 
 
 def _run_init(target: Path) -> int:

@@ -27,6 +27,8 @@ from graph.signals import (
     structural_signals,
     task_signals,
 )
+from storage.errors import ParseError
+from storage.frontmatter import parse_front, split
 from storage.model import Task
 from storage.table import FileTable
 from tasks_server import sizes
@@ -34,6 +36,7 @@ from tasks_server.field_notes import FIELD_WARNINGS, FieldNote, field_notes
 
 __all__ = [
     "CYCLE_NAMED",
+    "TASK_KEYS",
     "WARNINGS",
     "Problem",
     "collect",
@@ -42,11 +45,18 @@ __all__ = [
     "file_problems",
     "problems_in",
     "tree_problems",
+    "untitled",
     "value_problems",
     "with_load_problems",
 ]
 
-WARNINGS = frozenset({"terminal_with_open_children", "open_under_terminal_parent"}) | FIELD_WARNINGS
+WARNINGS = (
+    frozenset({"terminal_with_open_children", "open_under_terminal_parent", "task_without_title"})
+    | FIELD_WARNINGS
+)
+TASK_KEYS = ("id", "status", "depends_on", "parent", "priority", "type", "project")
+"""Frontmatter keys that only a task file holds: a file with one of them and no title
+looks like a task the loader leaves out (a file is a task only with a title)."""
 _YAML_LINE = re.compile(r"YAML parse error at line (\d+)(?:, column (\d+))?")
 
 
@@ -199,6 +209,28 @@ def value_problems(tasks: Sequence[Task], text_of: TextOf) -> list[Problem]:
         *(found.oversize(task, over) for task in tasks for over in sizes.oversized(task)),
         *(found.field(task, note) for task in tasks for note in field_notes(task)),
     ]
+
+
+def untitled(not_tasks: Iterable[str], root: Path) -> list[Problem]:
+    """A warning for each markdown file that is not a task (no title) but whose frontmatter
+    holds task keys: it vanishes from every answer, so the missing key is named. Only the
+    files that loaded as no task are read again (READMEs and notes, usually few)."""
+    found = []
+    for path in not_tasks:
+        keys = _task_keys(root / path)
+        if keys:
+            message = f"missing key title: task keys ({', '.join(keys)}) but not loaded as a task"
+            found.append(Problem("task_without_title", path, 2, message, (path,)))
+    return found
+
+
+def _task_keys(path: Path) -> list[str]:
+    """The task keys in a file's frontmatter (none when it has none, or cannot be read)."""
+    try:
+        meta = parse_front(split(path.read_text(encoding="utf-8"), str(path)), str(path))
+    except (OSError, UnicodeDecodeError, ParseError):
+        return []
+    return [key for key in TASK_KEYS if key in meta] if isinstance(meta, dict) else []
 
 
 @dataclass

@@ -9,7 +9,7 @@ tools it can call by `for_session`. Guidance about one task's state: `task_guida
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -29,9 +29,11 @@ __all__ = [
     "Guidance",
     "Step",
     "action",
+    "edit_distance",
     "for_session",
     "guide",
     "nearest_tools",
+    "similar_names",
 ]
 
 ACTION_HELP = {  # every task tool (a meta-test keeps it whole); bot tools name themselves
@@ -175,6 +177,39 @@ def nearest_tools(tool: str, allowed: Sequence[str], *, most: int = 5) -> list[s
         *allowed,
     ]
     return list(dict.fromkeys(ranked))[:most]
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance: the fewest single-character inserts, deletes and substitutions
+    that turn `a` into `b`.
+
+    >>> edit_distance("gettask", "get_task")
+    1
+    """
+    previous = list(range(len(b) + 1))
+    for i, char in enumerate(a, 1):
+        current = [i]
+        for j, other in enumerate(b, 1):
+            current.append(
+                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other))
+            )
+        previous = current
+    return previous[-1]
+
+
+def similar_names(name: str, names: Iterable[str], *, most: int = 3) -> list[str]:
+    """The `names` spelled nearest to `name` (a typo's likely meaning): those within a third
+    of its length in edit distance (at least 2), nearest first, then by name; none when no
+    name is that close. A fact about spelling, not a judgement of which tool fits.
+
+    >>> similar_names("get_tsk", ["get_task", "get_tasks_by_tag", "add_note"])
+    ['get_task']
+    >>> similar_names("make_coffee", ["get_task", "add_note"])
+    []
+    """
+    limit = max(2, len(name) // 3)
+    near = sorted((edit_distance(name, other), other) for other in names)
+    return [other for distance, other in near if distance <= limit][:most]
 
 
 def _named(text: str, known: Collection[str]) -> set[str]:

@@ -31,6 +31,7 @@ __all__ = [
     "BUNDLED",
     "ENV",
     "FLAG",
+    "PSEUDO_TYPES",
     "BadRoot",
     "bundled_root",
     "check",
@@ -39,6 +40,8 @@ __all__ = [
     "flag_path",
     "for_command",
     "is_installed_example",
+    "mount_type",
+    "refusal",
     "resolve",
 ]
 
@@ -83,7 +86,12 @@ def copy_example(target: Path) -> Path:
     try:
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
             raise BadRoot(f"tasks-server init: {target} exists and is not an empty folder")
-        shutil.copytree(bundled_root(), target, ignore=_NOT_COPIED, dirs_exist_ok=True)
+        try:
+            shutil.copytree(bundled_root(), target, ignore=_NOT_COPIED, dirs_exist_ok=True)
+        except BaseException:  # Ctrl-C or a failed copy: leave the folder as it was, empty
+            for copied in target.iterdir() if target.is_dir() else ():
+                shutil.rmtree(copied) if copied.is_dir() else copied.unlink()
+            raise
     except OSError as exc:
         raise BadRoot(f"tasks-server init: cannot copy into {target}: {exc.strerror}") from None
     return target
@@ -111,8 +119,57 @@ def _problem(error: OSError) -> str:
     return f"cannot be read ({error.strerror or error})"
 
 
+PSEUDO_TYPES = frozenset(
+    {"proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "debugfs", "tracefs",
+     "securityfs", "pstore", "bpf", "configfs", "fusectl", "mqueue", "hugetlbfs", "autofs",
+     "binfmt_misc", "efivarfs", "selinuxfs", "rpc_pipefs", "nsfs"}
+)  # fmt: skip
+"""Kernel file systems: files made up on reading, never task trees (and endless to walk)."""
+
+_KERNEL_FOLDERS = ("/proc", "/sys")
+"""Refused with all below them, even where mountinfo is not there to read."""
+
+
+def mount_type(path: str, mountinfo: str = "/proc/self/mountinfo") -> str | None:
+    """The file-system type of the mount holding the absolute `path` (the longest mount
+    point above it), from `mountinfo`; None when that cannot be read (not Linux)."""
+    try:
+        with open(mountinfo, encoding="utf-8", errors="replace") as lines:
+            mounts = [_mount_of(line) for line in lines]
+    except OSError:
+        return None
+    above = [(point, kind) for point, kind in mounts if _is_under(path, point)]
+    return max(above, key=lambda mount: len(mount[0]))[1] if above else None
+
+
+def _mount_of(line: str) -> tuple[str, str]:
+    """(mount point, file-system type) of one mountinfo line (spaces come as `\\040`)."""
+    fields, _, rest = line.partition(" - ")
+    point = fields.split(" ")[4].replace("\\040", " ").replace("\\011", "\t")
+    return point, rest.split(" ", 1)[0]
+
+
+def _is_under(path: str, folder: str) -> bool:
+    return folder in ("/", path) or path.startswith(folder.rstrip("/") + "/")
+
+
+def refusal(path: Path) -> str | None:
+    """Why `path` is never served, or None: the file-system root, or a kernel
+    (pseudo) file system such as /proc, /sys or /dev. Checked before any walk."""
+    real = os.path.realpath(path)
+    if real == "/":
+        return "is the file-system root: refusing to walk the whole disk"
+    kind = mount_type(real)
+    if kind in PSEUDO_TYPES:
+        return f"is on a kernel file system ({kind}), not a task tree: refusing to walk it"
+    if real == "/dev" or any(_is_under(real, folder) for folder in _KERNEL_FOLDERS):
+        return "is a kernel folder, not a task tree: refusing to walk it"
+    return None
+
+
 def check(path: Path, source: str, *, may_be_missing: bool = False) -> Path:
-    """`path` when it is a readable folder (or absent, with `may_be_missing`); else BadRoot."""
+    """`path` when it is a readable folder (or absent, with `may_be_missing`) that may be
+    walked (`refusal`); else BadRoot."""
     try:
         with os.scandir(path):
             pass
@@ -121,6 +178,9 @@ def check(path: Path, source: str, *, may_be_missing: bool = False) -> Path:
             raise BadRoot(_line(path, source, "does not exist")) from None
     except OSError as error:
         raise BadRoot(_line(path, source, _problem(error))) from None
+    refused = refusal(path)
+    if refused is not None:
+        raise BadRoot(_line(path, source, refused))
     return path
 
 

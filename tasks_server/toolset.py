@@ -37,7 +37,7 @@ from tasks_server.errors import (
     classify,
     shorten,
 )
-from tasks_server.guidance import Guidance, for_session, guide, nearest_tools
+from tasks_server.guidance import Guidance, for_session, guide, nearest_tools, similar_names
 from tasks_server.listing import Listing, page
 from tasks_server.registry import ToolSpec, by_name, discover
 from tasks_server.roles import check_allowlist, tool_filter
@@ -213,6 +213,8 @@ class Toolset:
     def _recovery(self, name: str, code: str, exc: Exception) -> tuple[str, list[str]]:
         """The step and tools that recover from an error: the error's own, else its code's
         (`{tool}` is the tool called); the nearest allowed tools when none is open here."""
+        if isinstance(exc, UnknownTool):
+            return _misspelt(name, similar_names(name, self.names))
         own: tuple[str, list[str]] | None = getattr(exc, "recovery", None)
         step, tools = own or RECOVERY.get(code, ("Read error.message, then retry", ["{tool}"]))
         tools = [tool.replace("{tool}", name) for tool in tools]
@@ -240,6 +242,15 @@ class Toolset:
         if not self._hidden or not isinstance(guidance, Guidance):
             return output
         return output.model_copy(update={"guidance": for_session(guidance, self._hidden)})
+
+
+def _misspelt(name: str, near: list[str]) -> tuple[str, list[str]]:
+    """The step after an unknown tool name: the session's names spelled nearest to it, or,
+    when none is close, tools/list (no tool is offered in its place)."""
+    shown = shorten(name, 60)
+    if not near:
+        return f"Use a name tools/list shows: no tool here is spelled like {shown!r}", []
+    return f"Call {' or '.join(near)} if you meant it (spelled nearest to {shown!r})", near
 
 
 def open_toolset(

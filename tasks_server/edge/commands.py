@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -45,13 +46,15 @@ def call_tool(
     return anyio.run(_call, args, tool, arguments)
 
 
-def run_serve(args: argparse.Namespace) -> int:
-    """Serve MCP until the client hangs up; 2 for an HTTP bind refused without a token."""
+def run_serve(args: argparse.Namespace, on_interrupt: Callable[[], object]) -> int:
+    """Serve MCP until the client hangs up; 2 for an HTTP bind refused without a token.
+    Ctrl-C while serving stdio calls `on_interrupt` (`serve_stdio`); over HTTP, uvicorn
+    shuts down gracefully, then raises the interrupt again."""
     if args.transport == "http":
         try:
             check_bind(args.host, args.auth_token)
         except InsecureBind as exc:
-            print(exc, file=sys.stderr)
+            print(f"tasks-server serve: {exc}", file=sys.stderr)
             return 2
     server = create_server(args.root, bot=args.bot, **_options(args))
     server.context.set_clock(args.now)
@@ -59,7 +62,7 @@ def run_serve(args: argparse.Namespace) -> int:
         if args.transport == "http":
             serve_http(server, args.host, args.port, args.auth_token)
         else:
-            serve_stdio(server)
+            serve_stdio(server, on_interrupt)
     finally:
         server.close()
     return 0

@@ -238,7 +238,10 @@ def serve_http(server: Server[Any], host: str, port: int, token: str | None) -> 
     try:
         sock = listen(host, port)
     except OSError as exc:
-        print(f"cannot listen on {host} port {port}: {exc.strerror or exc}", file=sys.stderr)
+        problem = exc.strerror or exc
+        print(
+            f"tasks-server serve: cannot listen on {host} port {port}: {problem}", file=sys.stderr
+        )
         raise SystemExit(2) from None
     app = http_app(server, host, sock.getsockname()[1], token)
     config = uvicorn.Config(app, log_level="warning", http=StrictHostProtocol)

@@ -11,7 +11,8 @@ structured content against the success schema, show the error instead of a schem
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import signal
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -203,8 +204,15 @@ def create_server(
     return TasksServer(f"{bot}_server" if bot is not None else name, toolset)
 
 
-def serve_stdio(server: TasksServer) -> None:
-    """Serve MCP over this process's stdin and stdout until the client hangs up."""
+def serve_stdio(server: TasksServer, on_interrupt: Callable[[], object] | None = None) -> None:
+    """Serve MCP over this process's stdin and stdout until the client hangs up.
+
+    Ctrl-C calls `on_interrupt` at once (which ends the process): a cancelled session would
+    wait for the thread blocked reading stdin, which only the client's hang-up frees, so an
+    interrupt would otherwise hang while the client keeps stdin open. Every write is whole
+    or not made (atomic renames; a batch's journal is finished by the next start)."""
+    if on_interrupt is not None:
+        signal.signal(signal.SIGINT, lambda *_: on_interrupt())
 
     async def session(read: Any, write: Any) -> None:
         await server.run(read, write, server.create_initialization_options())

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tasks_server.human.render import (
+    TIMES,
     empty,
     field_text,
     keep_whole,
@@ -22,11 +23,29 @@ from tasks_server.human.render import (
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-__all__ = ["changes_view", "history_view"]
+__all__ = ["NOISE", "changes_view", "history_view", "is_noise"]
+
+
+NOISE = frozenset({"modified"})
+"""Fields whose change alone is bookkeeping (every save moves `modified`): `diff` leaves
+such rows out unless asked (`--all`), and says how many it left out."""
+
+
+def _value_text(name: str, value: Any) -> str:
+    """A from- or to-value; an absent or empty one as `(none)`, never as nothing."""
+    if value in (None, "", [], {}):
+        return "(none)"
+    return when_text(value) if name in TIMES and isinstance(value, str) else field_text(name, value)
 
 
 def _change_text(name: str, change: dict[str, Any]) -> str:
-    return f"{name}: {field_text(name, change['from'])} → {field_text(name, change['to'])}"
+    return f"{name}: {_value_text(name, change['from'])} → {_value_text(name, change['to'])}"
+
+
+def is_noise(row: dict[str, Any]) -> bool:
+    """A change row whose only change is a `NOISE` field (no move, no body change)."""
+    fields = set(row["fields"])
+    return bool(fields) and fields <= NOISE and not row["path"] and not row["body_changed"]
 
 
 def _what_changed(row: dict[str, Any]) -> str:
@@ -53,8 +72,9 @@ def _problems_table(title: str, rows: list[dict[str, Any]]) -> Table:
     return grid
 
 
-def changes_view(data: dict[str, Any]) -> RenderableType:
-    """get_changes read whole: a line naming the two states, then each non-empty section."""
+def changes_view(data: dict[str, Any], *, everything: bool = False) -> RenderableType:
+    """get_changes read whole: a line naming the two states, then each non-empty section
+    (rows that only touch `modified` left out, and counted, unless `everything`)."""
     until = (data["until"] or "")[:12] or "the files on disk"
     parts: list[RenderableType] = [Text(f"{data['since'][:12]} → {until}", style="bold")]
     for name, count in data["summary"].items():
@@ -62,7 +82,13 @@ def changes_view(data: dict[str, Any]) -> RenderableType:
         if not count:
             continue
         if name == "changed":
-            parts.append(_changed_table(rows))
+            shown = rows if everything else [row for row in rows if not is_noise(row)]
+            if shown:
+                parts.append(_changed_table(shown))
+            if len(shown) < len(rows):
+                hidden = len(rows) - len(shown)
+                note = f"{hidden:,} more changed only their modified time (--all shows them)"
+                parts.append(Text(note, style="dim"))
         elif name.startswith("problems"):
             parts.append(_problems_table(name.replace("_", " "), rows))
         else:
@@ -84,4 +110,5 @@ def history_view(data: dict[str, Any]) -> RenderableType:
         grid.add_row(
             row["commit"][:12], when_text(row["time"]), row["author"], row["message"], changes
         )
-    return grid
+    keep_whole(grid, [when_text(row["time"]) for row in commits], column=1)
+    return keep_whole(grid, [row["commit"][:12] for row in commits])

@@ -103,7 +103,8 @@ def run_metrics(args: argparse.Namespace, toolset: Toolset) -> None:
 def run_show(args: argparse.Namespace, toolset: Toolset) -> None:
 
     data = call(toolset, "get_task", {"task_id": args.task_id})
-    emit(args, data, lambda: render.task_detail(data), soft_wrap=True)  # the body as written
+    width = terminal.console().width
+    emit(args, data, lambda: render.task_detail(data, width), soft_wrap=True)  # see the view
 
 
 def run_tree(args: argparse.Namespace, toolset: Toolset) -> None:
@@ -129,6 +130,7 @@ def run_check(args: argparse.Namespace, toolset: Toolset) -> int:
     live = toolset.context.live
     with live.snapshot():
         problems = findings.tree_problems(live.index, live.table, root)
+    problems += findings.untitled(live.table.not_tasks(), root)
     if args.files:
         problems = findings.problems_in(problems, named)
     emit(args, data, lambda: render.check_view(problems, stats["tasks"], stats["files"]))
@@ -183,7 +185,7 @@ def run_new(args: argparse.Namespace, toolset: Toolset) -> None:
 def run_diff(args: argparse.Namespace, toolset: Toolset) -> None:
     arguments = {"since_ref": args.since, "until_ref": args.until}
     data = snapshot.merge_pages(pages(toolset, "get_changes", _given(arguments)))
-    emit(args, data, lambda: changes.changes_view(data))
+    emit(args, data, lambda: changes.changes_view(data, everything=args.all))
 
 
 def run_log(args: argparse.Namespace, toolset: Toolset) -> None:

@@ -10,8 +10,10 @@ Graphviz's own warnings (an image scaled down, a label too wide) are passed on t
 
 A selection of more than `SUMMARY_ABOVE` tasks is drawn as a summary instead (`summarize`):
 one box per project (the whole tree), or the top task above one box per task under it
-(a project or subtree), each box counting the tasks folded into it by state and the tasks
-in other boxes they wait on (counted, not drawn: twenty projects that all wait on each
+(a project or subtree); boxes of a single task are folded into one box per state, and the
+boxes holding ready, then blocked, then other open work come first (a flat project shows
+its open tasks, not a row of done ones). Each box counts the tasks folded into it by state
+and the tasks in other boxes they wait on (counted, not drawn: twenty projects that all wait on each
 other would be a hairball of edges again). Boxes are laid out in rows of `ROW`. The
 picture says how to draw one box in full (`--project P`, `--subtree ID`).
 """
@@ -289,6 +291,39 @@ def _subtree_boxes(index: TaskIndex, members: list[str]) -> tuple[str | None, li
     return top, boxes
 
 
+def _fold_singles(index: TaskIndex, boxes: list[Box]) -> list[Box]:
+    """Boxes of one task each folded into one box per state (`N single tasks: ready`): a
+    flat project (every task a top task) draws a box per state, not a box per task. A lone
+    single box of its state stays as it is."""
+    singles: dict[str, list[Box]] = {}
+    for box in boxes:
+        if len(box.members) == 1 and box.hint:
+            singles.setdefault(state(index, box.members[0])[0], []).append(box)
+    folded = {name: group for name, group in singles.items() if len(group) > 1}
+    kept = [box for box in boxes if not _is_in(box, folded)]
+    for name, group in folded.items():
+        label = f"{len(group):,} single tasks: {name}"
+        kept.append(Box(f"single {name}", label, tuple(b.members[0] for b in group), ""))
+    return kept
+
+
+def _is_in(box: Box, folded: dict[str, list[Box]]) -> bool:
+    return any(box in group for group in folded.values())
+
+
+def _open_first(index: TaskIndex, boxes: list[Box]) -> list[Box]:
+    """Boxes with the most ready tasks first, then the most blocked, then the most open
+    (not done or cancelled); ties keep their order. The open work is what a reader looks
+    for, and what the fold into `more boxes` must never hide."""
+
+    def key(box: Box) -> tuple[int, int, int]:
+        states = Counter(state(index, m)[0] for m in box.members)
+        closed = states["done"] + states["cancelled"]
+        return -states["ready"], -states["blocked"], closed - len(box.members)
+
+    return sorted(boxes, key=key)
+
+
 def _fold(boxes: list[Box]) -> list[Box]:
     """At most `MOST_BOXES` boxes: the rest (in order) folded into one."""
     if len(boxes) <= MOST_BOXES:
@@ -304,7 +339,7 @@ def summarize(index: TaskIndex, selection: Selection, *, by_project: bool) -> Su
     top, boxes = (
         (None, _project_boxes(index, members)) if by_project else (_subtree_boxes(index, members))
     )
-    boxes = _fold(boxes)
+    boxes = _fold(_open_first(index, _fold_singles(index, boxes)))
     box_of = {m: box.name for box in boxes for m in box.members}
     waited: dict[str, set[str]] = {}
     for source, target, kind in selection.edges:

@@ -10,7 +10,8 @@ changed have their own module (`tasks_server.human.changes`), drawn with the pie
 
 from __future__ import annotations
 
-from datetime import datetime
+import textwrap
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from rich import box
@@ -230,14 +231,15 @@ FIELD_ORDER = ("type", "status", "priority", "project", "parent", "order", "assi
 
 
 def when_text(text: str) -> str:
-    """An ISO timestamp for reading: to the second, `UTC` for a zero offset."""
+    """An ISO timestamp for reading: to the second, in UTC (one zone in every view, whatever
+    offset each file wrote); a time without an offset is shown as written."""
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
         return text
-    offset = moment.utcoffset()
-    zone = "UTC" if offset is not None and not offset else moment.strftime("%z")
-    return f"{moment:%Y-%m-%d %H:%M:%S} {zone}".rstrip()
+    if moment.utcoffset() is None:
+        return f"{moment:%Y-%m-%d %H:%M:%S}"
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC"
 
 
 def field_text(key: str, value: Any) -> str:
@@ -251,7 +253,7 @@ def field_text(key: str, value: Any) -> str:
     return clip(_number(value), TEXT_LIMITS.get(key, MAX_SHORT_CHARS))
 
 
-def task_detail(data: dict[str, Any]) -> RenderableType:
+def task_detail(data: dict[str, Any], width: int = 120) -> RenderableType:
     """show: the task's fields, then its body."""
     task = dict(data["task"])
     head = Text.assemble((clip(task.pop("id"), MAX_ID_CHARS), "bold"), "  ", title(task))
@@ -259,21 +261,57 @@ def task_detail(data: dict[str, Any]) -> RenderableType:
     body = task.pop("body", None) or ""
     task.pop("extra", None)
     keys = [*[k for k in FIELD_ORDER if k in task], *[k for k in task if k not in FIELD_ORDER]]
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="dim")
-    grid.add_column(overflow="fold")
-    for key in keys:
-        if task[key] not in (None, [], "", {}):
-            text = field_text(key, task[key])
-            value = status_text(text) if key == "status" else text
-            if key in TIMES and isinstance(task[key], str):
-                value = when_text(task[key])
-            grid.add_row(key.replace("_", " "), value)
+    shown = [key for key in keys if task[key] not in (None, [], "", {})]
+    label = max((len(key) for key in shown), default=4)
+    parts: list[RenderableType] = [head]
+    rows = _field_grid(label)
+    for key in shown:
+        if key == "path":
+            # Printed soft-wrapped (`terminal.out`): the path is one line of its own, never
+            # broken mid-name; the fields around it are grids with the same label width.
+            parts += [rows, Text.assemble(("path".ljust(label), "dim"), "  ", task[key])]
+            rows = _field_grid(label)
+            continue
+        text = field_text(key, task[key])
+        value = status_text(text) if key == "status" else text
+        if key in TIMES and isinstance(task[key], str):
+            value = when_text(task[key])
+        rows.add_row(key.replace("_", " "), value)
+    parts.append(rows)
+    # The body's long lines are wrapped here at spaces only, so a long path or URL stays
+    # whole and its own line breaks are kept.
     if not body:
-        return Group(head, grid)
-    # The body keeps its own line breaks: printed soft-wrapped (`terminal.out`), never
-    # re-wrapped to the width nor cut, so a long path or URL stays whole.
-    return Group(head, grid, Text(""), Text(body.strip("\n")))
+        return Group(*parts)
+    return Group(*parts, Text(""), Text(wrap_words(body.strip("\n"), width)))
+
+
+def _field_grid(label: int) -> Table:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="dim", width=label)
+    grid.add_column(overflow="fold")
+    return grid
+
+
+def wrap_words(text: str, width: int) -> str:
+    """`text` with each line longer than `width` wrapped at spaces (never inside a word,
+    never at a hyphen), keeping its indent; shorter lines as they are.
+
+    >>> wrap_words("  a bb ccc", 6).split(chr(10))
+    ['  a bb', '  ccc']
+    """
+    lines = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        lines.append(
+            textwrap.fill(
+                line, width, subsequent_indent=indent, break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )  # fmt: skip
+    return "\n".join(lines)
 
 
 def tree_view(data: dict[str, Any]) -> RenderableType:
@@ -366,5 +404,6 @@ def check_view(problems: list[Problem], tasks: int, files: int) -> RenderableTyp
             grid.title = Text(f"{heading} ({len(group):,})", style=f"bold {style}")
             for problem in group:
                 grid.add_row(problem.where, problem.kind.replace("_", " "), problem.message)
-            parts.append(grid)
+            keep_whole(grid, [problem.kind.replace("_", " ") for problem in group], column=1)
+            parts.append(keep_whole(grid, [problem.where for problem in group]))
     return stack(*parts)

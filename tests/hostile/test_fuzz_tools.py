@@ -303,6 +303,7 @@ def test_the_fuzz_covers_every_tool_the_server_lists(fuzzed: Fuzzed) -> None:
     assert any(name.startswith("story_bot_") for name in fuzzed.tools)
 
 
+@pytest.mark.deep  # 40-85 s under load; quick: test_every_call, test_hostile_answers
 @seed(20261122)
 @FUZZ
 @given(data=st.data())
@@ -316,6 +317,7 @@ def test_every_tool_answers_schema_valid_arguments_with_a_clean_result(
             check_answer(session, name, arguments, refused=False)
 
 
+@pytest.mark.deep  # 40-85 s under load; quick: test_every_call, test_hostile_answers
 @seed(20261122)
 @FUZZ
 @given(data=st.data())

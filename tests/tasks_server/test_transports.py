@@ -259,6 +259,7 @@ def test_a_blank_token_is_refused_at_start_in_one_line(example_root: Path) -> No
     )  # fmt: skip
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "token" in done.stderr
+    assert done.stderr.startswith("tasks-server serve: ")
 
 
 @pytest.mark.parametrize("token", ["", " ", "\t", "\n", "two words", " padded", "ctl\x07"])
@@ -285,7 +286,7 @@ def test_a_port_in_use_is_one_line_and_exit_2(example_root: Path) -> None:
         )  # fmt: skip
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        f"cannot listen on 127.0.0.1 port {port}: Address already in use"
+        f"tasks-server serve: cannot listen on 127.0.0.1 port {port}: Address already in use"
     ]
 
 
