@@ -53,6 +53,9 @@ class ToolSpec:
     handler: Handler
     hints: Hints = field(default_factory=Hints)
     meta: dict[str, Any] | None = None
+    example: dict[str, Any] | None = None
+    """Arguments of a call that succeeds on the bundled tree: the reference shows it with its
+    answer, and the meta-tests call every tool with it."""
     origin: str = ""
     """Where the tool comes from, for messages: a module, or a bot's config file."""
 
@@ -91,6 +94,7 @@ def tool(
     read_only: bool = False,
     destructive: bool = False,
     idempotent: bool = False,
+    example: dict[str, Any] | None = None,
 ) -> Callable[[Callable[[ServerContext, In], Out]], Callable[[ServerContext, In], Out]]:
     """Declare a tool: its name is the function's, its description the docstring's, its input
     model the type of `args`, its output model the return type (for a paged tool returning
@@ -108,6 +112,7 @@ def tool(
             output_model=get_args(returned)[0] if origin is Listing else returned,
             handler=fn,
             hints=Hints(read_only, destructive, idempotent),
+            example=example if example is not None else {},
             origin=f"{fn.__module__}.{fn.__qualname__}",
         )
         known = _DECLARED.get(spec.name)

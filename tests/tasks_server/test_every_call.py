@@ -314,21 +314,6 @@ def test_every_tool_has_a_purpose_for_guidance_to_name(example_root: Path) -> No
     assert tier_tools <= set(ACTION_HELP), sorted(tier_tools - set(ACTION_HELP))
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-
-
-def test_the_readme_lists_exactly_the_tools_the_registry_serves(example_root: Path) -> None:
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("## Tools by role") : text.index("## Task files")]
-    listed = set(re.findall(r"`([a-z_]+)`", section))
-    toolset = open_toolset(example_root, watch=False)
-    toolset.context.close()
-    served = {spec.name for spec in toolset.specs.values() if spec.tier != "workflow"}
-    assert served <= listed, f"README misses {sorted(served - listed)}"
-    named_tools = {name for name in listed if name in ACTION_HELP or name.startswith("get_")}
-    assert named_tools <= served, f"README names tools that do not exist: {named_tools - served}"
-
-
 async def test_a_write_the_file_system_refuses_is_an_io_error_and_writes_nothing(
     example_root: Path,
 ) -> None:
