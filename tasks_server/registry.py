@@ -33,6 +33,7 @@ Out = TypeVar("Out", bound=BaseModel | Listing[Any])
 
 
 _DECLARED: dict[str, ToolSpec] = {}
+EMPTY_CALL: dict[str, Any] = {}
 
 
 def tool(
@@ -43,11 +44,14 @@ def tool(
     idempotent: bool = False,
     waits: bool = False,
     confirm: Question | None = None,
+    example: dict[str, Any] | None = EMPTY_CALL,
 ) -> Callable[[Callable[[ServerContext, In], Out]], Callable[[ServerContext, In], Out]]:
     """Declare a tool: its name is the function's, its description the docstring's, its input
     model the type of `args`, its output model the return type (for a paged tool returning
     `Listing[Output]`, that `Output`); `confirm`, what to ask the person before a call
-    (`tasks_server.consent`). mypy checks every handler against this signature."""
+    (`tasks_server.consent`); `example`, the arguments of a call that succeeds on a copy of the
+    bundled tree (no arguments by default; None: the call needs a value only another answer
+    gives). mypy checks every handler against this signature."""
 
     def declare(fn: Callable[[ServerContext, In], Out]) -> Callable[[ServerContext, In], Out]:
         hints = inspect.get_annotations(fn, eval_str=True)
@@ -65,6 +69,7 @@ def tool(
             hints=Hints(read_only, destructive, idempotent),
             project_arg=project_arg(hints["args"], read_only=read_only),
             confirm=confirm,
+            example=example,
             origin=f"{fn.__module__}.{fn.__qualname__}",
             waits=waits,
         )

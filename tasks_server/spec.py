@@ -47,6 +47,9 @@ class ToolSpec:
     handler: Handler
     hints: Hints = field(default_factory=Hints)
     meta: dict[str, Any] | None = None
+    example: dict[str, Any] | None = None
+    """Arguments of a call that succeeds on a copy of the bundled tree: the reference shows
+    it with its answer (docs/tools.md), and the meta-tests call every tool with it."""
     confirm: Question | None = None
     """What to ask the person before the call (`tasks_server.consent`); None: nothing."""
     project_arg: str | None = None

@@ -75,7 +75,12 @@ def _claim(task: Task, agent: str, lease: int, now: datetime) -> Decision:
     return {CLAIMED_BY: agent, CLAIM_EXPIRES: iso(expires)}, None
 
 
-@tool("mutation", destructive=False, idempotent=False)
+@tool(
+    "mutation",
+    destructive=False,
+    idempotent=False,
+    example={"task_id": "vol-169a73bf", "agent": "meta", "lease_seconds": 60},
+)
 def claim_task(ctx: ServerContext, args: ClaimTaskInput) -> ClaimTaskOutput:
     """Claim a task for an agent for lease_seconds: succeeds when no one holds it, the lease
     has expired, or the same agent renews it; else CONFLICT naming the holder and the lease
@@ -131,7 +136,9 @@ def next_candidates(ctx: ServerContext, args: ClaimNextInput, now: datetime) -> 
     return kept(ctx.index, ready, replace(args.task_filter(), unclaimed=True), now)
 
 
-@tool("mutation", destructive=False, idempotent=False)
+@tool(
+    "mutation", destructive=False, idempotent=False, example={"agent": "meta", "lease_seconds": 60}
+)
 def claim_next(ctx: ServerContext, args: ClaimNextInput) -> ClaimNextOutput:
     """Claim the first ready task no live claim holds that passes the filters, in
     get_ready_tasks' order, and return it in full (claimed: null when none is left). A task
@@ -174,7 +181,12 @@ def _release(task: Task, agent: str, now: datetime) -> Decision:
     return dict(END_CLAIM), None
 
 
-@tool("mutation", destructive=False, idempotent=True)
+@tool(
+    "mutation",
+    destructive=False,
+    idempotent=True,
+    example={"task_id": "vol-169a73bf", "agent": "meta"},
+)
 def release_task(ctx: ServerContext, args: ReleaseTaskInput) -> ReleaseTaskOutput:
     """Give up an agent's claim on a task (an expired claim anyone may clear); CONFLICT
     while another agent's lease runs. Releasing a task no one holds changes nothing."""
@@ -279,7 +291,12 @@ def _note(task: Task, entry: list[str], now: datetime) -> Decision:
     return {"modified": now}, with_note(task.body, entry)
 
 
-@tool("mutation", destructive=False, idempotent=False)
+@tool(
+    "mutation",
+    destructive=False,
+    idempotent=False,
+    example={"task_id": "vol-169a73bf", "text": "Meta note", "author": "meta"},
+)
 def add_note(ctx: ServerContext, args: AddNoteInput) -> AddNoteOutput:
     """Append a timestamped, attributed note to the task body's '## Notes' section (made at
     the end when missing); nothing else in the file changes but 'modified'. Notes written

@@ -264,7 +264,7 @@ def _cursor_step(cursor: str) -> int:
     return step
 
 
-@tool("query", read_only=True, idempotent=True)
+@tool("query", read_only=True, idempotent=True, example={"since_ref": "HEAD"})
 def get_changes(ctx: ServerContext, args: GetChangesInput) -> Listing[GetChangesOutput]:
     """Changes since a token or a git state: added, removed, changed, readiness, problems."""
     if args.since_token is not None:
@@ -385,7 +385,7 @@ def history_file(ctx: ServerContext, task_id: str) -> tuple[str, str]:
     return task_id, path
 
 
-@tool("query", read_only=True, idempotent=True)
+@tool("query", read_only=True, idempotent=True, example={"task_id": "wx-6ca4a1a9"})
 def get_task_history(
     ctx: ServerContext, args: GetTaskHistoryInput
 ) -> Listing[GetTaskHistoryOutput]:

@@ -108,7 +108,11 @@ def _children_tasks(ctx: ServerContext, parent: Task, specs: list[ChildSpec]) ->
     return tasks
 
 
-@tool("mutation", destructive=False)
+@tool(
+    "mutation",
+    destructive=False,
+    example={"task_id": "wx-dc36fc90", "children": [{"title": "Sub"}]},
+)
 def decompose_task(ctx: ServerContext, args: DecomposeTaskInput) -> DecomposeTaskOutput:
     """Write children under a task, all or none; a child may depend on an earlier sibling."""
     parent = ctx.index.require(args.task_id)
@@ -150,7 +154,12 @@ class ReorderChildrenOutput(Envelope):
     children: list[str] = Field(description="All children in their new order.")
 
 
-@tool("mutation", destructive=False, idempotent=True)
+@tool(
+    "mutation",
+    destructive=False,
+    idempotent=True,
+    example={"parent_id": "wx-84e61ceb", "order": []},
+)
 def reorder_children(ctx: ServerContext, args: ReorderChildrenInput) -> ReorderChildrenOutput:
     """Set the sibling order of a task's children (listed first, the rest keep their order)."""
     ctx.index.require(args.parent_id)

@@ -98,7 +98,13 @@ def _force_question(ctx: ServerContext, args: CompleteTaskInput) -> str | None:
     )
 
 
-@tool("mutation", destructive=False, idempotent=True, confirm=_force_question)
+@tool(
+    "mutation",
+    destructive=False,
+    idempotent=True,
+    confirm=_force_question,
+    example={"task_id": "pipe-281fa6f5", "force": True},
+)
 def complete_task(ctx: ServerContext, args: CompleteTaskInput) -> CompleteTaskOutput:
     """Mark a task done (refused while its body has open '- [ ]' items, unless force)."""
     task = ctx.index.require(args.task_id)
@@ -147,7 +153,12 @@ class CompleteTasksOutput(ReadinessReport):
     completed: list[str] = Field(description="Tasks now done.")
 
 
-@tool("mutation", destructive=False, idempotent=True)
+@tool(
+    "mutation",
+    destructive=False,
+    idempotent=True,
+    example={"task_ids": ["pipe-a84567f9"], "force": True},
+)
 def complete_tasks(ctx: ServerContext, args: CompleteTasksInput) -> CompleteTasksOutput:
     """Mark several tasks done, all or none (every id is checked before any file changes)."""
     tasks = [ctx.index.require(i) for i in dict.fromkeys(args.task_ids)]

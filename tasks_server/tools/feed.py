@@ -60,7 +60,7 @@ def _answer(ctx: ServerContext, step: int, delta: TreeDelta | None) -> WaitForCh
     )
 
 
-@tool("query", read_only=True, idempotent=True, waits=True)
+@tool("query", read_only=True, idempotent=True, waits=True, example=None)
 def wait_for_changes(ctx: ServerContext, args: WaitForChangesInput) -> WaitForChangesOutput:
     """Wait until the tree differs from since_token's state, or the timeout."""
     live = ctx.live

@@ -121,7 +121,7 @@ def _new_task(args: CreateTaskInput, task_id: str, now: datetime) -> Task:
     )
 
 
-@tool("mutation", destructive=False)
+@tool("mutation", destructive=False, example={"title": "Meta test task", "project": "wx"})
 def create_task(ctx: ServerContext, args: CreateTaskInput) -> CreateTaskOutput:
     """Write a new task file (<project>/tasks/<id>-<slug>.md, or inbox/)."""
     repo = ctx.live.repository
@@ -192,7 +192,7 @@ def _update_changes(args: UpdateTaskInput, now: datetime) -> dict[str, object]:
     return changes
 
 
-@tool("mutation", destructive=True)
+@tool("mutation", destructive=True, example={"task_id": "wx-6ca4a1a9", "priority": 1})
 def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
     """Change fields of a task in place; only the changed lines of the file are rewritten."""
     now = ctx.clock()
@@ -245,7 +245,13 @@ def _delete_question(ctx: ServerContext, args: DeleteTaskInput) -> str | None:
     return f"Delete task {task.id} ({task.title!r})? Its file moves to .trash/."
 
 
-@tool("mutation", destructive=True, idempotent=False, confirm=_delete_question)
+@tool(
+    "mutation",
+    destructive=True,
+    idempotent=False,
+    confirm=_delete_question,
+    example={"task_id": "grant-c85990d2"},
+)
 def delete_task(ctx: ServerContext, args: DeleteTaskInput) -> DeleteTaskOutput:
     """Move a task's file to <root>/.trash/ (never lost); references to it become dangling."""
     task = ctx.index.require(args.task_id)

@@ -54,7 +54,7 @@ class GetDecompositionContextOutput(Envelope):
     next_cursor: str | None = Field(description=NEXT_CURSOR)
 
 
-@tool("query", read_only=True, idempotent=True)
+@tool("query", read_only=True, idempotent=True, example={"task_id": "wx-6ca4a1a9"})
 def get_decomposition_context(
     ctx: ServerContext, args: TaskIdInput
 ) -> Listing[GetDecompositionContextOutput]:
@@ -112,7 +112,7 @@ class GetTaskNeighborhoodInput(TaskIdInput):
     )
 
 
-@tool("query", read_only=True, idempotent=True)
+@tool("query", read_only=True, idempotent=True, example={"task_id": "wx-6ca4a1a9"})
 def get_task_neighborhood(
     ctx: ServerContext, args: GetTaskNeighborhoodInput
 ) -> Listing[GetTaskNeighborhoodOutput]:

@@ -48,7 +48,7 @@ class GetTaskOutput(Envelope):
     task: TaskView = Field(description="The task.")
 
 
-@tool("query", read_only=True, idempotent=True)
+@tool("query", read_only=True, idempotent=True, example={"task_id": "wx-6ca4a1a9"})
 def get_task(ctx: ServerContext, args: GetTaskInput) -> GetTaskOutput:
     """One task by id, with its body and computed facts."""
     task = ctx.index.require(args.task_id)
@@ -92,7 +92,7 @@ class SearchTasksOutput(TaskPage):
     pass
 
 
-@tool("query", read_only=True, idempotent=True)
+@tool("query", read_only=True, idempotent=True, example={"query": "station"})
 def search_tasks(ctx: ServerContext, args: SearchTasksInput) -> Listing[SearchTasksOutput]:
     """Tasks whose title or body contains `query`, ordered by id."""
     ids = apply_filters(ctx, query.search_tasks(ctx.index, args.query), args)
@@ -116,7 +116,7 @@ class GetChildrenOutput(TaskPage):
     parent_id: str = Field(description="The task whose children these are.")
 
 
-@tool("query", read_only=True, idempotent=True)
+@tool("query", read_only=True, idempotent=True, example={"task_id": "wx-84e61ceb"})
 def get_children(ctx: ServerContext, args: TaskIdPagedInput) -> Listing[GetChildrenOutput]:
     """A task's direct children, in sibling order."""
     ids = ctx.index.children(args.task_id)
@@ -143,7 +143,7 @@ class GetDependenciesOutput(Envelope):
     soft_dependencies: list[str] = Field(description="Soft (non-blocking) links.")
 
 
-@tool("query", read_only=True, idempotent=True)
+@tool("query", read_only=True, idempotent=True, example={"task_id": "wx-ec7ac8ad"})
 def get_dependencies(ctx: ServerContext, args: GetDependenciesInput) -> GetDependenciesOutput:
     """A task's hard and soft dependencies, dangling ids included."""
     index = ctx.index
@@ -191,7 +191,7 @@ class GetTaskTreeOutput(Envelope):
     roots_not_shown: int = Field(description="Top-level tasks left out by the size cap.")
 
 
-@tool("query", read_only=True, idempotent=True)
+@tool("query", read_only=True, idempotent=True, example={"project": "wx"})
 def get_task_tree(ctx: ServerContext, args: GetTaskTreeInput) -> GetTaskTreeOutput:
     """A subtree or a whole project as a tree; cycle-safe."""
     excluded = tuple(normalise_status(s) for s in args.exclude_status)

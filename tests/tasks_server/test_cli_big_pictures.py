@@ -129,6 +129,6 @@ def test_graphviz_warnings_reach_stderr(capsys: pytest.CaptureFixture[str]) -> N
     assert warned.startswith("graphviz: Warning: ") and "no-such-shape" in warned
 
 
-def test_the_readme_documents_the_summary_size() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_cli_page_documents_the_summary_size() -> None:
+    readme = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
     assert f"more than {pictures.SUMMARY_ABOVE} tasks is drawn as a summary" in readme

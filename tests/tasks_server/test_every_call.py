@@ -26,6 +26,7 @@ from graph.sections import Sections
 from tasks_server.edge.schemas import output_schema
 from tasks_server.edge.server import to_tool
 from tasks_server.guidance import ACTION_HELP
+from tasks_server.registry import discover
 from tasks_server.toolset import open_toolset
 from tasks_server.views import BRIEF_FIELDS, CLAIM_FIELDS
 from tests.gitrepo import commit_all, init
@@ -34,31 +35,43 @@ from tests.tasks_server.schema_lint import findings
 
 pytestmark = pytest.mark.anyio
 
-# Valid arguments, in the order the walk calls them (a tool not named here takes none).
-ARGUMENTS: dict[str, dict[str, Any]] = {
-    "get_task": {"task_id": "wx-6ca4a1a9"},
-    "search_tasks": {"query": "station"},
-    "get_children": {"task_id": "wx-84e61ceb"},
-    "get_dependencies": {"task_id": "wx-ec7ac8ad"},
-    "get_task_tree": {"project": "wx"},
-    "get_decomposition_context": {"task_id": "wx-6ca4a1a9"},
-    "get_task_neighborhood": {"task_id": "wx-6ca4a1a9"},
-    "claim_task": {"task_id": "vol-169a73bf", "agent": "meta", "lease_seconds": 60},
-    "claim_next": {"agent": "meta", "lease_seconds": 60},
-    "add_note": {"task_id": "vol-169a73bf", "text": "Meta note", "author": "meta"},
-    "release_task": {"task_id": "vol-169a73bf", "agent": "meta"},
-    "create_task": {"title": "Meta test task", "project": "wx"},
-    "update_task": {"task_id": "wx-6ca4a1a9", "priority": 1},
-    "complete_task": {"task_id": "pipe-281fa6f5", "force": True},
-    "complete_tasks": {"task_ids": ["pipe-a84567f9"], "force": True},
-    "decompose_task": {"task_id": "wx-dc36fc90", "children": [{"title": "Sub"}]},
-    "reorder_children": {"parent_id": "wx-84e61ceb", "order": []},
-    "delete_task": {"task_id": "grant-c85990d2"},
-    "get_changes": {"since_ref": "HEAD"},
-    "get_task_history": {"task_id": "wx-6ca4a1a9"},
+FIRST = [
+    "get_task",
+    "search_tasks",
+    "get_children",
+    "get_dependencies",
+    "get_task_tree",
+    "get_decomposition_context",
+    "get_task_neighborhood",
+    "claim_task",
+    "claim_next",
+    "add_note",
+    "release_task",
+    "create_task",
+    "update_task",
+    "complete_task",
+    "complete_tasks",
+    "decompose_task",
+    "reorder_children",
+    "delete_task",
+]
+"""The walk's order where it matters: reads of the bundled tree as it is, then the writers
+whose examples build on each other (claim, note, release); every other tool after them."""
+BOT_ARGUMENTS: dict[str, dict[str, Any]] = {
     "story_bot_tool": {"project": "story-meta", "project_title": "Meta story"},
     "triage_bot_tool": {"project": "triage-meta", "project_title": "Meta triage"},
 }
+
+
+def _examples() -> dict[str, dict[str, Any]]:
+    """Each tool's declared example call (`@tool(example=...)`), in the walk's order, then
+    the bots' starting calls: a new tool is walked with its own example, no edit here."""
+    declared = {s.name: s.example for s in discover() if s.example}
+    ordered = [n for n in FIRST if n in declared] + sorted(set(declared) - set(FIRST))
+    return {**{n: dict(declared[n]) for n in ordered}, **BOT_ARGUMENTS}
+
+
+ARGUMENTS: dict[str, dict[str, Any]] = _examples()
 SESSIONS: dict[str, dict[str, Any]] = {
     "all": {},
     "planner": {"role": "planner"},
@@ -316,21 +329,6 @@ def test_every_tool_has_a_purpose_for_guidance_to_name(example_root: Path) -> No
     toolset.context.close()
     tier_tools = {spec.name for spec in toolset.specs.values() if spec.tier != "workflow"}
     assert tier_tools <= set(ACTION_HELP), sorted(tier_tools - set(ACTION_HELP))
-
-
-README = Path(__file__).resolve().parents[2] / "README.md"
-
-
-def test_the_readme_lists_exactly_the_tools_the_registry_serves(example_root: Path) -> None:
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("## Tools by role") : text.index("## Task files")]
-    listed = set(re.findall(r"`([a-z_]+)`", section))
-    toolset = open_toolset(example_root, watch=False)
-    toolset.context.close()
-    served = {spec.name for spec in toolset.specs.values() if spec.tier != "workflow"}
-    assert served <= listed, f"README misses {sorted(served - listed)}"
-    named_tools = {name for name in listed if name in ACTION_HELP or name.startswith("get_")}
-    assert named_tools <= served, f"README names tools that do not exist: {named_tools - served}"
 
 
 async def test_a_write_the_file_system_refuses_is_an_io_error_and_writes_nothing(

@@ -1,5 +1,6 @@
-"""The README's commands run: the quick start's main job, the call example, every row of the
-command-line table (each alternative and option at least once) and any export line.
+"""The README's commands run: the quick start's main job, the working day's commands, every
+row of the command-line table in docs/cli.md (each alternative and option at least once) and
+any export line of either page.
 
 Placeholders are filled in: TOOL, JSON, ID, P, FILE, DIR, ISO, "Title". A `[a \\| b]` group
 is tried absent and with each alternative; `a\\|b` tries each word. The tree is a fresh copy
@@ -23,12 +24,13 @@ from tests.gitrepo import commit_all, init
 
 SCRIPT = Path(sys.executable).with_name("tasks-server")
 README = (REPO / "README.md").read_text(encoding="utf-8")
+CLI_PAGE = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
 SPAN = re.compile(r"`([^`]+)`")
 OPTIONAL = re.compile(r"\[([^\]]+)\]")
 
 
-def section(title: str) -> str:
-    return README.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+def section(title: str, page: str = README) -> str:
+    return page.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
 
 
 def quick_start() -> list[str]:
@@ -45,10 +47,16 @@ def quick_start() -> list[str]:
     return steps + [s for s in calls if '"..."' not in s]  # not the argument template
 
 
+def working_day() -> list[str]:
+    """The README's tour of the commands, each line up to its comment."""
+    block = section("A working day").split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.strip()]
+
+
 def table_commands() -> list[str]:
     """Each command of the command-line table; later spans in a row continue the first."""
     found: list[str] = []
-    for row in section("Command line").splitlines():
+    for row in section("Commands", CLI_PAGE).splitlines():
         if not row.startswith("| `tasks-server"):
             continue
         first_cell = row.split(" | ")[0]
@@ -60,7 +68,8 @@ def table_commands() -> list[str]:
 
 
 def export_lines() -> list[str]:
-    return sorted({s for s in SPAN.findall(README) if s.startswith("tasks-server export ")})
+    spans = SPAN.findall(README + CLI_PAGE)
+    return sorted({s for s in spans if s.startswith("tasks-server export ")})
 
 
 def _choices(template: str) -> list[list[str]]:
@@ -124,7 +133,11 @@ def backlog(tmp: Path) -> Path:
 
 
 COMMANDS = sorted(
-    {c for t in [*quick_start(), *table_commands(), *export_lines()] for c in expand(t)}
+    {
+        c
+        for t in [*quick_start(), *working_day(), *table_commands(), *export_lines()]
+        for c in expand(t)
+    }
 )
 
 
@@ -134,6 +147,7 @@ def test_the_readme_names_the_commands_this_test_runs() -> None:
     assert any(c.startswith("tasks-server export --format svg") for c in COMMANDS)
     assert any(c.startswith("tasks-server new ") for c in COMMANDS)
     assert len(table_commands()) >= 12
+    assert "tasks-server lsp" in working_day()
 
 
 @pytest.mark.parametrize("command", COMMANDS)
