@@ -9,7 +9,8 @@ The source (beads JSONL) is imported into a fresh tree; the person's morning reo
   `get_changes(since_token)` page by page, keeping its own picture of every task's title and
   status from the feed alone (started from one `list_tasks` walk);
 - each worker loops `claim_next(start=true)`, works (`--work-seconds`), `complete_task`; with
-  nothing to take it waits with `wait_for_changes`;
+  nothing to take it waits with `wait_for_changes` for new work (a task that became ready or
+  a new task), not for every edit;
 - the person, every `--edit-seconds`, saves a task file as an editor does (write aside,
   rename): retitles a task, reopens a done one, writes a new task, or marks a parent done
   while its children are open.
@@ -43,6 +44,10 @@ import frontmatter
 from bench.raw_client import RawClient
 
 DATASET = Path(__file__).resolve().parents[2] / "shared/datasets/beads/MuhDur__rust-oracledb.jsonl"
+
+
+NEW_WORK = ["became_ready", "added"]
+"""What wakes an idle worker: a task that became ready, or a new one (not every edit)."""
 
 
 @dataclass
@@ -172,7 +177,9 @@ def worker(agent: Agent, name: str, stop: threading.Event, work: float) -> None:
     while not stop.is_set():
         claimed = agent.call("claim_next", agent=name, lease_seconds=600, start=True)["claimed"]
         if claimed is None:
-            waited = agent.call("wait_for_changes", since_token=token, timeout_seconds=10)
+            waited = agent.call(
+                "wait_for_changes", since_token=token, timeout_seconds=10, sections=NEW_WORK
+            )
             token = waited.get("token", token)
             continue
         stop.wait(work)

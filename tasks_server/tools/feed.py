@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
-from graph.delta import TreeDelta
+from graph.delta import SECTIONS, TreeDelta
 from tasks_server.context import ServerContext
 from tasks_server.guidance import guide
 from tasks_server.models import SINCE_TOKEN, Envelope, Input, Token
@@ -29,9 +29,22 @@ MAX_WAIT_SECONDS = 300
 Seconds = Annotated[float, Field(ge=0, le=MAX_WAIT_SECONDS)]
 
 
+def _known_sections(names: list[str] | None) -> list[str] | None:
+    unknown = sorted(set(names or ()) - set(SECTIONS))
+    if unknown:
+        raise ValueError(f"not a get_changes section: {', '.join(unknown)}")
+    return names
+
+
+Sections = Annotated[list[str] | None, AfterValidator(_known_sections)]
+
+
 class WaitForChangesInput(Input):
     since_token: Token = Field(description=SINCE_TOKEN)
     timeout_seconds: Seconds = Field(60, description="Then answer changed=false.")
+    sections: Sections = Field(
+        None, description="Wake only for these get_changes sections (new work: became_ready)."
+    )
 
 
 class WaitForChangesOutput(Envelope):
@@ -60,6 +73,12 @@ def _answer(ctx: ServerContext, step: int, delta: TreeDelta | None) -> WaitForCh
     )
 
 
+def _wakes(delta: TreeDelta, sections: list[str] | None) -> bool:
+    """Whether `delta` answers the wait: any change, or one in the sections asked for."""
+    summary = delta.summary()
+    return any(summary[name] for name in sections) if sections else any(summary.values())
+
+
 @tool("query", read_only=True, idempotent=True, waits=True, example=None)
 def wait_for_changes(ctx: ServerContext, args: WaitForChangesInput) -> WaitForChangesOutput:
     """Wait until the tree differs from since_token's state, or the timeout."""
@@ -71,7 +90,7 @@ def wait_for_changes(ctx: ServerContext, args: WaitForChangesInput) -> WaitForCh
         if live.feed.seq != seen:
             seen = live.feed.seq
             delta = feed_delta(ctx, start, seen).delta
-            if any(delta.summary().values()):
+            if _wakes(delta, args.sections):
                 return _answer(ctx, seen, delta)
         remaining = deadline - time.monotonic()
         if remaining <= 0:

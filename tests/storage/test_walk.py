@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from storage.walk import walk
+from storage.walk import Skipped, walk
 
 MAP_FILES = "/proc/1/map_files"
 """A real folder the kernel lets even root open but refuses to list (without
@@ -27,12 +27,13 @@ def _lists_in_full(path: str) -> bool:
 
 def test_a_folder_whose_listing_fails_is_a_problem_of_the_walk_never_an_exception() -> None:
     found = list(walk("/proc/1", lambda relative: relative != "map_files/", lambda *_: None))
-    problems = [(path, why) for path, why in found if isinstance(why, str)]
+    problems = [(path, why) for path, why in found if isinstance(why, Skipped)]
     if _lists_in_full(MAP_FILES):
         assert problems == []
     else:
         assert [path for path, _ in problems] == ["map_files"]
-        assert problems[0][1].startswith("folder not read")
+        assert problems[0][1].kind == "unreadable"
+        assert problems[0][1].why.startswith("folder not read")
 
 
 def test_a_folder_removed_before_the_walk_reaches_it_is_left_out_quietly(tmp_path: Path) -> None:

@@ -252,6 +252,31 @@ async def test_waiting_after_a_change_answers_at_once_with_a_summary(
     assert again["summary"]["changed"] == 0
 
 
+async def test_a_wait_for_some_sections_sleeps_through_other_changes(
+    served: tuple[Path, TasksServer, Client],
+) -> None:
+    root, _server, client = served
+    token = await token_now(client)
+    edit(root, "a.md", title="Retitled")  # a change, but no new work
+    found = await call(
+        client, "wait_for_changes", since_token=token, timeout_seconds=0, sections=["added"]
+    )
+    assert found["summary"] == "1 changed"  # answered at the timeout, not woken by it
+    write(root, "n.md", id="n", title="New", status="active")
+    found = await call(
+        client, "wait_for_changes", since_token=token, timeout_seconds=0, sections=["added"]
+    )
+    assert found["changed"] is True and "1 added" in found["summary"]
+
+
+async def test_a_wait_for_a_section_no_answer_has_is_refused(
+    served: tuple[Path, TasksServer, Client],
+) -> None:
+    root, _server, client = served
+    token = await token_now(client)
+    await refused(client, root, "wait_for_changes", since_token=token, sections=["ready"])
+
+
 async def test_a_change_undone_is_no_change(served: tuple[Path, TasksServer, Client]) -> None:
     root, _server, client = served
     token = await token_now(client)
