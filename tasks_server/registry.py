@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from tasks_server.guidance import ACTION_HELP
 from tasks_server.listing import Listing, check_totals
 from tasks_server.models import KnownProject
 from tasks_server.spec import DuplicateTool, Handler, Hints, Tier, ToolSpec, by_name
@@ -26,7 +27,17 @@ if TYPE_CHECKING:
     from tasks_server.consent import Question
     from tasks_server.context import ServerContext
 
-__all__ = ["DuplicateTool", "Handler", "Hints", "Tier", "ToolSpec", "by_name", "discover", "tool"]
+__all__ = [
+    "DuplicateTool",
+    "Handler",
+    "Hints",
+    "Tier",
+    "ToolSpec",
+    "by_name",
+    "discover",
+    "purpose_of",
+    "tool",
+]
 
 In = TypeVar("In", bound=BaseModel)
 Out = TypeVar("Out", bound=BaseModel | Listing[Any])
@@ -77,9 +88,21 @@ def tool(
         if known is not None and known.origin != spec.origin:  # a reloaded module is no twin
             raise DuplicateTool(known, spec)
         _DECLARED[spec.name] = spec
+        ACTION_HELP.setdefault(spec.name, purpose_of(spec.description))
         return fn
 
     return declare
+
+
+def purpose_of(description: str) -> str:
+    """The line guidance names a tool by when `guidance.ACTION_HELP` has none for it (a new
+    tool): its description's first sentence, as a phrase.
+
+    >>> purpose_of("Tasks ready to start: active, nothing blocking. More here.")
+    'tasks ready to start: active, nothing blocking'
+    """
+    first = description.split(". ", 1)[0].strip().rstrip(".")
+    return first[:1].lower() + first[1:]
 
 
 def project_arg(model: type[BaseModel], *, read_only: bool) -> str | None:

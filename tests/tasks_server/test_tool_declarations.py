@@ -73,3 +73,24 @@ def test_a_list_no_output_field_holds_is_an_error_not_dropped(tmp_path: Path) ->
     with pytest.raises(TypeError, match=r"no field of Shown holds \['strays'\]"):
         page(toolset.context, "shown_tool", Declared(), listing, Shown)
     toolset.context.close()
+
+
+class Counting(Envelope):
+    count: int = Field(description="How many.")
+
+
+def test_a_new_tool_is_named_in_guidance_by_its_descriptions_first_sentence() -> None:
+    from tasks_server import registry  # noqa: PLC0415 - its table of declared tools
+    from tasks_server.guidance import ACTION_HELP  # noqa: PLC0415
+
+    def count_things_for_this_test(ctx: ServerContext, args: Declared) -> Counting:
+        """Count the things of a project. Nothing else."""
+        raise AssertionError("never called")
+
+    try:
+        tool("query", read_only=True)(count_things_for_this_test)
+        step = guide("s", "Call it", ["count_things_for_this_test"]).available_actions[0]
+        assert step.purpose == "count the things of a project"
+    finally:
+        registry._DECLARED.pop("count_things_for_this_test", None)
+        ACTION_HELP.pop("count_things_for_this_test", None)
