@@ -42,7 +42,10 @@ from graph._digraph import predecessors, successors
 if TYPE_CHECKING:  # the index asks for its chains (`TaskIndex.about`): no import back
     from graph.index import TaskIndex
 
-__all__ = ["ChainFacts", "chains"]
+__all__ = ["KEPT_AS", "ChainFacts", "Chains", "chains"]
+
+KEPT_AS = "chains"
+"""The name the index keeps the facts under until its next edit."""
 
 
 class ChainFacts(NamedTuple):
@@ -53,10 +56,10 @@ class ChainFacts(NamedTuple):
 
 def chains(index: TaskIndex) -> Mapping[str, ChainFacts]:
     """The chain facts of every task, by id (kept by the index until its next edit)."""
-    return index.until_edit_value("chains", lambda: _Chains(index))
+    return index.until_edit_value(KEPT_AS, lambda: Chains(index))
 
 
-class _Chains(Mapping[str, ChainFacts]):
+class Chains(Mapping[str, ChainFacts]):
     """The facts by task id, each component's computed when first asked for, then kept."""
 
     def __init__(self, index: TaskIndex) -> None:

@@ -44,7 +44,7 @@ from graph._records import (
 from graph._store import Kind, Store
 from graph._tally import Tally
 from graph.about import TaskAbout, task_about
-from graph.chains import chains
+from graph.chains import KEPT_AS, Chains
 from graph.errors import UnknownTask
 from graph.facts import CYCLE_SHOWN, BlockedReasons, TaskFacts
 from storage.bulk import gc_paused
@@ -363,7 +363,8 @@ class TaskIndex:
         tasks it blocks (`graph/about.py`)."""
         task, record, reasons = self.require(task_id), self.record(task_id), self.reasons(task_id)
         blocks = self.orders.view("depends_on", task_id)[:shown]
-        return task_about(task, record, reasons, blocks, chain=chains(self)[task_id], now=now)
+        chain = self.until_edit_value(KEPT_AS, lambda: Chains(self))[task_id]
+        return task_about(task, record, reasons, blocks, chain=chain, now=now)
 
     def ready_base(self, task_id: str) -> datetime | None:
         """What the readiness of `task_id` dates from (its `ready_since` while it is ready):

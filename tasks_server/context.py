@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,6 @@ from graph.index import TaskIndex
 from storage.conflicts import conflicted_file
 from storage.model import Task
 from storage.repository import mtime_of
-from storage.timestamps import utc_now
 from tasks_server.bots.catalog import BotCatalog
 from tasks_server.live import LiveTree
 from tasks_server.roots import is_installed_example
@@ -41,7 +41,7 @@ class ServerContext:
     live: LiveTree
     bots_dir: Path | None = None
     bots: BotCatalog | None = None
-    clock: Callable[[], datetime] = field(default=utc_now)
+    clock: Callable[[], datetime] = field(default=partial(datetime.now, UTC))  # no frame of ours
     read_only: bool = False
     brief_cache: BriefCache = field(default_factory=BriefCache, repr=False)
 

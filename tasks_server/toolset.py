@@ -15,6 +15,7 @@ call this; neither knows the other.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -146,7 +147,8 @@ class Toolset:
             args = spec.input_model.model_validate(arguments)
             consent = self._consent(spec, args, ask)  # asked before any lock is taken
             writes = not spec.hints.read_only  # checks and write under the tree's write lock
-            with self.context.live.snapshot(write=writes), answering(consent):
+            asked = answering(consent) if consent is not None else nullcontext()
+            with self.context.live.snapshot(write=writes), asked:
                 if spec.project_arg is not None and spec.hints.read_only:
                     self._check_project(getattr(args, spec.project_arg))
                 output = spec.handler(self.context, args)
