@@ -3,6 +3,9 @@ who may claim, renew, release, complete and update, judged by the server's fixed
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -222,3 +225,37 @@ async def test_a_claim_this_server_takes_is_never_flagged_beyond_the_longest_lea
     await call(client, "claim_task", task_id=TASK, agent="w1", lease_seconds=MAX_LEASE_SECONDS)
     task = (await call(client, "get_task", task_id=TASK, fields="brief"))["task"]
     assert task["claim_live"] is True and "claim_beyond_max_lease" not in task
+
+
+def test_a_real_server_shows_a_lease_beyond_the_longest_in_the_full_view(
+    example_root: Path,
+) -> None:
+    """Through a real process (`tasks-server call`, an MCP client session in it), with the
+    server's clock fixed: a lease a day and an hour ahead is shown live and flagged."""
+    ahead = NOW + timedelta(seconds=MAX_LEASE_SECONDS + 3600)
+    stamp = ahead.isoformat().replace("+00:00", "Z")
+    text = file_of(example_root, TASK).read_text()
+    file_of(example_root, TASK).write_text(
+        text.replace("---\n", f"---\nclaimed_by: w9\nclaim_expires: {stamp}\n", 1)
+    )
+    args = ["call", "get_task", "--args", json.dumps({"task_id": TASK}), "--root"]
+    now = NOW.isoformat().replace("+00:00", "Z")
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("tasks-server")),
+            *args,
+            str(example_root),
+            "--now",
+            now,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    task = json.loads(done.stdout)["task"]
+    assert (task["claimed_by"], task["claim_live"], task["claim_beyond_max_lease"]) == (
+        "w9",
+        True,
+        True,
+    )
