@@ -14,6 +14,7 @@ priority edit and are committed again (B); the tree on disk is B. Printed, media
   tracked file), and the same call on a server without a watcher (every call of every tool
   then stats the tree to find edits);
 - `get_changes A` (A against the files on disk);
+- `get_task_history` of one edited task (its commits, both versions of each read);
 - reading the `--changed` old blobs three ways, each by path and by blob id: `git cat-file
   --batch` (one process), dulwich and pygit2 (when installed; neither is a dependency).
 
@@ -138,7 +139,7 @@ def once_ms(run: Callable[[], object]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def timed_answers(root: Path, first: str, second: str, runs: int) -> dict[str, float]:
+def timed_answers(root: Path, first: str, second: str, runs: int, edited: str) -> dict[str, float]:
     """get_changes A..B and `git diff A B` timed in turn; the other figures."""
     between = {"since_ref": first, "until_ref": second, "limit": 1000}
     found: dict[str, float] = {}
@@ -152,6 +153,11 @@ def timed_answers(root: Path, first: str, second: str, runs: int) -> dict[str, f
         )
         found["A..disk"] = median_ms(
             lambda: toolset.run("get_changes", {"since_ref": first}), runs, warm=True
+        )
+        result = toolset.context.live.table.files[edited]
+        asked = {"task_id": result.task.id if result.task else ""}
+        found["history"] = median_ms(
+            lambda: toolset.run("get_task_history", asked), runs, warm=True
         )
     finally:
         toolset.context.close()
@@ -168,7 +174,7 @@ def timed_answers(root: Path, first: str, second: str, runs: int) -> dict[str, f
 def bench_size(root: Path, size: int, changed: int, runs: int) -> tuple[str, str]:
     """Build a tree of `size` tasks at `root` and print its figures; its two commits."""
     first, second, edited = build(root, size, changed)
-    took = timed_answers(root, first, second, runs)
+    took = timed_answers(root, first, second, runs, edited[0])
     answer, diff = took["A..B"], took["git diff"]
     print(f"{size:>7,} tasks, {changed} files changed")
     print(f"  git diff A B (process)        {diff:8.1f} ms")
@@ -176,6 +182,7 @@ def bench_size(root: Path, size: int, changed: int, runs: int) -> tuple[str, str
     print(f"  get_changes A..B, first call  {took['first call']:8.1f} ms")
     print(f"  get_changes A..B, no watcher  {took['no watcher']:8.1f} ms")
     print(f"  get_changes A..disk           {took['A..disk']:8.1f} ms")
+    print(f"  get_task_history              {took['history']:8.1f} ms")
     for name, read in blob_readers(root, first, edited).items():
         print(f"  read {changed} blobs: {name:<22} {median_ms(read, runs, warm=True):6.1f} ms")
     return first, second

@@ -2,7 +2,8 @@
 
     StorageError
     ├── ParseError(path, detail)      a file that is not a readable task
-    │   └── NotATask(path)            readable markdown, but no `title`: not a task
+    │   ├── NotATask(path)            readable markdown, but no `title`: not a task
+    │   └── ConflictedFile(path, id)  the file holding the id has merge-conflict markers
     ├── TaskNotFound(task_id)
     ├── InvalidId(task_id)            an id that could name a path outside the root
     ├── PathOutsideRoot(path)
@@ -14,6 +15,7 @@
     ├── ImportFailed(source, detail)  an importer could not write its tree
     └── HistoryError(detail)          the tree's git history cannot answer
         ├── NotInGit(root)            the root is not inside a git work tree
+        ├── GitMissing()              no `git` command on PATH
         └── UnknownRevision(rev, why) no such commit here (another repo's, or cut off by a
                                       shallow clone)
 
@@ -25,6 +27,8 @@ from __future__ import annotations
 __all__ = [
     "AlreadyExists",
     "Conflict",
+    "ConflictedFile",
+    "GitMissing",
     "HistoryError",
     "ImportFailed",
     "InvalidId",
@@ -50,6 +54,16 @@ class ParseError(StorageError):
         super().__init__(f"{path}: {detail}")
         self.path = path
         self.detail = detail
+
+
+class ConflictedFile(ParseError):
+    def __init__(self, path: str, task_id: str) -> None:
+        super().__init__(
+            path,
+            f"task {task_id!r} is in a file with unresolved merge-conflict markers "
+            "(<<<<<<< ======= >>>>>>>): resolve the conflict, then call again",
+        )
+        self.task_id = task_id
 
 
 class NotATask(ParseError):
@@ -145,6 +159,11 @@ class NotInGit(HistoryError):
     def __init__(self, root: str) -> None:
         super().__init__(f"the task root {root} is not inside a git work tree; revisions need git")
         self.root = root
+
+
+class GitMissing(HistoryError):
+    def __init__(self) -> None:
+        super().__init__("git is not installed (no `git` command on PATH); history needs git")
 
 
 class UnknownRevision(HistoryError):

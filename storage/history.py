@@ -8,22 +8,22 @@ the trees), `git log --name-status -M` walks the commits of a task's history.
 command won.) `storage.states` builds states of the tree from these answers.
 
 Paths are always relative to the task root (POSIX), whatever the repository's top level.
-Git runs with `GIT_OPTIONAL_LOCKS=0` (a read never takes the index lock an editor's `git
-commit` needs) and every revision is checked before it reaches git (it never starts with
-`-`, so it is never read as an option). Failures are `HistoryError`s with one line.
+Every git process is built by `storage.gitcmd` (no program the repository's configuration
+names ever runs; git never reads a work-tree file's content, so no filter driver runs) and
+every revision is checked before it reaches git (it never starts with `-`, so it is never
+read as an option). Failures are `HistoryError`s with one line.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from storage.errors import HistoryError, NotInGit, UnknownRevision
+from storage.errors import GitMissing, HistoryError, NotInGit, UnknownRevision
+from storage.gitcmd import DIFF_FLAGS, run_git
 from storage.reading import parse_result, problem_result
 from storage.table import FileResult
 
@@ -40,10 +40,9 @@ __all__ = [
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """Git's empty tree: the base of a tree whose history starts later than asked."""
-_ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 _MAX_REVISION_CHARS = 256
 _RECORD, _UNIT = "\x1e", "\x1f"
-_RAW = ("--raw", "--no-abbrev", "-z", "--relative", "--no-renames")
+_RAW = ("--raw", "--no-abbrev", "-z", "--relative", "--no-renames", *DIFF_FLAGS)
 _OBJECT_ID = re.compile("[0-9a-f]{40}|[0-9a-f]{64}")
 _TREE_DIFFS: dict[tuple[str, str, str, str], dict[str, str | None]] = {}
 """The last few diffs between two commits (by full id, so never stale): a planner asking
@@ -94,6 +93,8 @@ class GitTree:
         asked = ("rev-parse", "--absolute-git-dir", "--show-toplevel", "--show-prefix")
         try:
             done = _git(root, *asked)
+        except GitMissing:
+            raise
         except (HistoryError, OSError) as exc:
             raise NotInGit(str(root)) from exc
         git_dir, top, prefix = [*done.split("\n"), "", ""][:3]
@@ -101,7 +102,7 @@ class GitTree:
 
     def run(self, *args: str, stdin: bytes | None = None) -> bytes:
         """`git ARGS` in the root's folder, its output; `HistoryError` on failure."""
-        return _git_bytes(self.root, args, stdin)
+        return run_git(self.root, args, stdin)
 
     def is_shallow(self) -> bool:
         return _git(self.root, "rev-parse", "--is-shallow-repository") == "true"
@@ -125,18 +126,25 @@ class GitTree:
         return found or None
 
     def describe(self, sha: str) -> Commit:
-        raw = _git(self.root, "show", "-s", f"--format=%H{_UNIT}%ct{_UNIT}%an{_UNIT}%s", sha)
+        fmt = f"--format=%H{_UNIT}%ct{_UNIT}%an{_UNIT}%s"
+        raw = _git(self.root, "show", "-s", "--no-show-signature", "--encoding=UTF-8", fmt, sha)
         return _commit(raw)
 
-    def differences(self, commit: str, other: str | None) -> dict[str, str | None]:
-        """Paths under the root whose content differs between `commit` and `other` (None:
-        the files on disk, edits and untracked files included, not those git ignores), each
-        with its blob id at `commit` (None: no such file there)."""
-        if other is None:
-            found = _raw_blobs(self.run("diff", *_RAW, commit))
-            for path in _names(self.run("ls-files", *_OTHERS, "--", "*.md")):
-                found.setdefault(path, None)
-            return found
+    def blobs(self, commit: str) -> dict[str, str]:
+        """Every `*.md` file under the root at `commit`, with its blob id (read from the
+        commit's trees: no work-tree file is looked at)."""
+        out = self.run("ls-tree", "-r", "-z", "--full-tree", commit, "--", self.prefix or ".")
+        found: dict[str, str] = {}
+        for record in out.decode("utf-8", "surrogateescape").split("\0"):
+            header, _, path = record.partition("\t")
+            parts = header.split(" ")
+            if len(parts) == 3 and parts[1] == "blob" and path.endswith(".md"):
+                found[path[len(self.prefix) :]] = parts[2]
+        return found
+
+    def differences(self, commit: str, other: str) -> dict[str, str | None]:
+        """Paths under the root whose content differs between commits `commit` and `other`,
+        each with its blob id at `commit` (None: no such file there)."""
         key = (str(self.top), self.prefix, commit, other)
         kept = _TREE_DIFFS.pop(key, None)
         if kept is None:
@@ -146,6 +154,17 @@ class GitTree:
             while len(_TREE_DIFFS) > _TREE_DIFFS_KEPT:
                 del _TREE_DIFFS[next(iter(_TREE_DIFFS))]
         return dict(kept)
+
+    def index_listing(self) -> tuple[bytes, int]:
+        """Git's index entries under the root with their recorded stat (`ls-files --stage
+        --debug`: read from the index file, no work-tree file opened), and when the index
+        was written (ns; taken before the listing, so a later write only makes more entries
+        look racy); (b"", 0) when there is no index."""
+        try:
+            written = (self.git_dir / "index").stat().st_mtime_ns
+        except OSError:
+            return b"", 0
+        return self.run("ls-files", "-z", "--stage", "--debug"), written
 
     def untracked_ignored(self) -> set[str]:
         """The `*.md` files on disk that git neither tracks nor would list (ignored)."""
@@ -159,7 +178,7 @@ class GitTree:
         listed = "".join(f"{path}\0" for path in paths).encode("utf-8", "surrogateescape")
         if not listed:
             return set()
-        found = _git_bytes(self.root, ("check-ignore", "--stdin", "-z"), listed, ok=(0, 1))
+        found = run_git(self.root, ("check-ignore", "--stdin", "-z"), listed, ok=(0, 1))
         return set(_names(found))
 
     def read(self, names: Sequence[tuple[str, str]]) -> list[bytes | None]:
@@ -179,29 +198,15 @@ class GitTree:
         """Every commit of HEAD's history that changed a file under the root, newest first,
         with its changes (renames found by content, as `git log -M` finds them)."""
         fmt = f"--format={_RECORD}%H{_UNIT}%ct{_UNIT}%an{_UNIT}%s"
-        out = self.run("log", "-z", fmt, "-M", "--name-status", "--relative", "HEAD", "--", ".")
+        asked = ("-z", fmt, "-M", "--name-status", "--relative", *DIFF_FLAGS)
+        flags = ("--no-show-signature", "--encoding=UTF-8", *asked)
+        out = self.run("log", *flags, "HEAD", "--", ".")
         text = out.decode("utf-8", "surrogateescape")
         return [_log_entry(chunk) for chunk in text.split(_RECORD) if chunk.strip("\0\n")]
 
 
-def _git_bytes(
-    cwd: Path, args: Sequence[str], stdin: bytes | None = None, ok: Sequence[int] = (0,)
-) -> bytes:
-    env = {**os.environ, **_ENV}
-    try:
-        done = subprocess.run(
-            ["git", *args], cwd=cwd, input=stdin, capture_output=True, env=env, check=False
-        )
-    except OSError as exc:
-        raise HistoryError(f"cannot run git: {exc.strerror or exc}") from exc
-    if done.returncode not in ok:
-        lines = done.stderr.decode("utf-8", "replace").strip().splitlines() or ["failed"]
-        raise HistoryError(f"git {args[0]}: {lines[0][:200]}")
-    return done.stdout
-
-
 def _git(cwd: Path, *args: str) -> str:
-    return _git_bytes(cwd, args).decode("utf-8", "surrogateescape").strip()
+    return run_git(cwd, args).decode("utf-8", "surrogateescape").strip()
 
 
 def _names(out: bytes) -> list[str]:

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from storage import codec
+from storage.conflicts import has_conflict_markers
 from storage.errors import NotATask, ParseError, TaskNotFound, TooLarge, WouldNotLoad
 from storage.files import Seen, read_bounded, read_regular
 from storage.model import Task
@@ -40,6 +41,7 @@ _SETTLE_TRIES = 100  # reads of an empty file caught mid-rewrite, at most (0.5 s
 _SETTLE_PAUSE = 0.005
 _STILL_READS = 3  # reads of an unparseable one, once it has stopped changing
 _FRESH_NS = 2_000_000_000  # "mid-rewrite" means modified in the last 2 s
+CONFLICTED = "unresolved merge conflict (git's <<<<<<< ======= >>>>>>> markers): "
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -216,6 +218,8 @@ def parse_result(relative: str, data: bytes, stamp: tuple[int, int]) -> FileResu
     except NotATask:
         return FileResult.of(relative, stamp)
     except ParseError as exc:
+        if has_conflict_markers(data):
+            return problem_result(relative, stamp, "merge_conflict", CONFLICTED + exc.detail)
         kind: ProblemKind = "not_utf8" if "UTF-8" in exc.detail else "parse_error"
         return problem_result(relative, stamp, kind, exc.detail)
     return FileResult.of(relative, stamp, task=task)

@@ -5,11 +5,12 @@ back as that state holds them, so nothing outside the change is read or parsed.
 files replaced. Between two commits the files that differ come from `git diff-tree`
 (`tree_at`). The tree at commit X seen from the disk (`disk_tree_at`) is the file table
 (the tree on disk as the reader holds it) with the files that differ put back as X holds
-them. Telling which files differ means comparing the
-whole tree with X once (`git diff` stats every tracked file, `git ls-files --others` walks
-every folder); after that the table's journal says which paths were put or dropped since,
-and only those are compared again: the table plays the part git's fsmonitor plays for
-`git status`. One comparison is kept per (table, commit), the last few commits asked.
+them. Telling which files differ means comparing the whole tree with X once (`git
+ls-tree` lists X's blob ids, `storage.diskblobs` hashes the files on disk, remembered by
+stat: git never reads a work-tree file, so no filter the tree's `.gitattributes` names can
+run); after that the table's journal says which paths were put or dropped since, and only
+those are compared again: the table plays the part git's fsmonitor plays for `git status`.
+One comparison is kept per (table, commit), the last few commits asked.
 
 A path differs when the table and X hold different contents for it (parsed: the task and
 the problem), except a file on disk that X lacks and git ignores (untracked and matching a
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from storage.diskblobs import disk_blobs, index_hints
 from storage.history import GitTree, results_at, results_of
 from storage.model import Task
 from storage.table import FileResult, FileTable
@@ -194,13 +196,32 @@ def ignore_stamp(git: GitTree, paths: Iterable[str]) -> _Stamp:
     return tuple(sorted((str(f), _stat(f)) for f in files))
 
 
+def disk_differences(
+    git: GitTree, table: FileTable, commit: str
+) -> tuple[dict[str, str | None], set[str]]:
+    """The `*.md` paths whose content differs between `commit` and the disk (the table's
+    files, hashed here: git never reads them), each with its blob id at `commit` (None: no
+    such file there); and the table's files that `commit` lacks and git ignores (the same
+    in both states, not differing)."""
+    at_commit = git.blobs(commit)
+    algorithm = "sha256" if len(commit) == 64 else "sha1"
+    hints = index_hints(*git.index_listing())
+    on_disk = disk_blobs(table, git.root, algorithm).ids(table.files.values(), hints)
+    ignored = (git.untracked_ignored() & on_disk.keys()) - at_commit.keys()
+    found: dict[str, str | None] = {
+        path: blob for path, blob in at_commit.items() if on_disk.get(path) != blob
+    }
+    for path in on_disk.keys() - at_commit.keys() - ignored:
+        found[path] = None
+    return found, ignored
+
+
 def _compare_whole(
     git: GitTree, table: FileTable, commit: str, check: Callable[[str], bool], most: int
 ) -> DiskDiff:
     found = DiskDiff(table.version, {}, set())
-    blobs = git.differences(commit, None)
+    blobs, found.ignored = disk_differences(git, table, commit)
     found.settle(table, results_of(git, blobs, check, most))
-    found.ignored = (git.untracked_ignored() & table.files.keys()) - blobs.keys()
     found.stamp = ignore_stamp(git, found.stale_ignores(table))
     return found
 

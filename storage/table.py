@@ -32,6 +32,7 @@ since a version that old answers None: compare the whole tree again)."""
 
 ProblemKind = Literal[
     "parse_error",
+    "merge_conflict",
     "not_utf8",
     "too_large",
     "duplicate_id",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from graph.claims import CLAIMED_BY
 from graph.index import TaskIndex
 from graph.readiness import facts_at
+from storage.conflicts import conflicted_file
 from storage.model import Task
 from storage.repository import mtime_of
 from storage.timestamps import utc_now
@@ -116,6 +117,13 @@ class ServerContext:
                 for task, row in zip(tasks, rows, strict=True)
             ]
         return rows
+
+    def conflicted(self, task_id: str) -> str | None:
+        """The path of the file with merge-conflict markers that holds `task_id` (None: none
+        does): the reader could not load it, but a person naming its task needs to know."""
+        files = self.live.table.files.values()
+        problems = [r.problem for r in files if r.problem is not None]
+        return conflicted_file(self.live.root, problems, task_id, self.live.repository.max_bytes)
 
     def close(self) -> None:
         self.live.close()

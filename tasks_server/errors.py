@@ -27,6 +27,8 @@ from graph.facts import CYCLE_SHOWN
 from storage.errors import (
     AlreadyExists,
     Conflict,
+    ConflictedFile,
+    GitMissing,
     InvalidId,
     ParseError,
     PathOutsideRoot,
@@ -158,6 +160,8 @@ RECOVERY: dict[str, tuple[str, list[str]]] = {  # `{tool}` stands for the tool c
     "ACTION_INCOMPLETE": ("Finish the action error.message names, then close it", []),
     "READ_ONLY_ROOT": ("Serve a writable copy: run tasks-server init DIR, then --root DIR",
                        ["get_index_stats"]),
+    "GIT_NOT_INSTALLED": ("Install git (or put it on the server's PATH), then call {tool} again",
+                          ["{tool}", "get_index_stats"]),
     "IO_ERROR": ("Check the tree can be read and written (disk, permissions), then call "
                  "{tool} again", ["{tool}", "get_index_stats"]),
     "INTERNAL_ERROR": ("Retry once; if it repeats, call rebuild_index",
@@ -201,6 +205,10 @@ _RULES: dict[type[BaseException], Callable[[Any], ErrorInfo]] = {
     CycleError: lambda exc: _info("CYCLE", exc, _cycle_details(exc)),
     Conflict: lambda exc: _info("CONFLICT", exc, {"path": exc.path, "file_modified": exc.actual}),
     ParseError: lambda exc: _info("PARSE_ERROR", exc, {"path": exc.path}),
+    ConflictedFile: lambda exc: _info(
+        "PARSE_ERROR", exc, {"path": exc.path, "task_id": shorten(exc.task_id), "conflicted": True}
+    ),
+    GitMissing: _code("GIT_NOT_INSTALLED"),
     AlreadyExists: _code("ALREADY_EXISTS"),
     PathOutsideRoot: _code("PATH_OUTSIDE_ROOT"),
     InvalidArgument: _code("INVALID_ARGUMENT"),

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graph.errors import InvalidArgument
+from graph.errors import InvalidArgument, UnknownTask
+from storage.errors import ConflictedFile, TaskNotFound
 from tasks_server.answer import bound_answer, bounded_json
 from tasks_server.bots.errors import UnknownBot
 from tasks_server.context import ServerContext
@@ -147,8 +148,14 @@ class Toolset:
             self._limit_guidance(data)
             text = bounded_json(data)
         except Exception as exc:
-            return Outcome(self._error(name, exc), True)
+            return Outcome(self._error(name, self._named_conflict(exc)), True)
         return Outcome(data, False, text)
+
+    def _named_conflict(self, exc: Exception) -> Exception:
+        """An unknown id that a conflicted file holds: that file, named as conflicted."""
+        task_id = exc.task_id if isinstance(exc, UnknownTask | TaskNotFound) else None
+        path = self.context.conflicted(task_id) if task_id else None
+        return exc if path is None or task_id is None else ConflictedFile(path, task_id)
 
     def _check_project(self, spec: ToolSpec, args: Any) -> None:
         """A reading tool filtering by a project no task has is INVALID_ARGUMENT, never an

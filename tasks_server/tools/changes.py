@@ -292,15 +292,28 @@ def _entries(git: GitTree, commits: list[TaskCommit]) -> list[HistoryEntry]:
     ]
 
 
+def history_file(ctx: ServerContext, task_id: str) -> tuple[str, str]:
+    """The task's id and the path of its file: a loaded task's, or the conflicted file that
+    holds the id (its history still reads: the commits before the conflict)."""
+    task = ctx.index.get(task_id)
+    if task is not None:
+        return task.id, task.path
+    path = ctx.conflicted(task_id)
+    if path is None:
+        ctx.index.require(task_id)  # raises: no such task
+    assert path is not None
+    return task_id, path
+
+
 @tool("query", read_only=True, idempotent=True)
 def get_task_history(
     ctx: ServerContext, args: GetTaskHistoryInput
 ) -> Listing[GetTaskHistoryOutput]:
     """The git commits that changed a task, newest first, with the fields changed."""
-    task = ctx.index.require(args.task_id)
+    task_id, path = history_file(ctx, args.task_id)
     git = open_git(ctx)
     check = ctx.live.repository.is_task_path
-    commits = task_commits(git, task.path, task.id, check)
+    commits = task_commits(git, path, task_id, check)
     by_sha = {c.commit.sha: c for c in commits}
     head = git.resolve("HEAD") if commits else ""
 
@@ -308,7 +321,7 @@ def get_task_history(
         return _entries(git, [by_sha[sha] for sha in shas])
 
     return Listing(
-        Sections({"commits": list(by_sha)}, {"task_id": task.id}),
+        Sections({"commits": list(by_sha)}, {"task_id": task_id}),
         guide(
             "history_listed",
             "Call get_changes to compare whole states",
