@@ -3,11 +3,13 @@
     python -m bench.claim_bench --tasks 1000 --agents 6 --calls 300
 
 1. `claim_task` p50 / p99 over stdio (raw JSON-RPC client, one server): each call claims
-   a different ready task, so every call writes a file.
+   a different ready task, so every call writes a file; then `claim_next` the same way
+   (each call finds and claims the next ready, unclaimed task), and their p50 ratio.
 2. `--agents` server processes on one tree of `--tasks` ready tasks, each an agent looping
    `get_ready_tasks(unclaimed=true, limit=4)` then `claim_task` on one row chosen at random
    until none is left: tasks claimed per second (wall time, all agents) and the share of
-   claim calls answered CONFLICT. Figures only; every task is checked claimed once.
+   claim calls answered CONFLICT; then the same agents looping `claim_next` alone until it
+   answers `claimed: null`. Figures only; every task is checked claimed once.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from bench.raw_client import RawClient
 from storage import codec
@@ -40,14 +43,16 @@ def serve(root: Path) -> RawClient:
     return RawClient(["-m", "tasks_server", "serve", "--root", str(root)])
 
 
-def latency(root: Path, ids: list[str], calls: int) -> tuple[float, float]:
+def latency(root: Path, ids: list[str], calls: int, tool: str) -> tuple[float, float]:
+    """p50 and p99 of `calls` calls of `tool` (claim_task on each id in turn, or claim_next)."""
     client = serve(root)
     samples = []
     for task_id in ids[:calls]:
+        args = {"agent": "solo", "lease_seconds": 60}
+        if tool == "claim_task":
+            args["task_id"] = task_id
         started = time.perf_counter()
-        result = client.call(
-            "claim_task", {"task_id": task_id, "agent": "solo", "lease_seconds": 60}
-        )
+        result = client.call(tool, args)
         samples.append((time.perf_counter() - started) * 1000)
         assert not result.get("isError"), result
     client.close()
@@ -73,12 +78,28 @@ def agent(client: RawClient, name: str, seed: int, won: list[str], tally: Counte
             tally["won"] += 1
 
 
-def drain(root: Path, ids: list[str], agents: int) -> tuple[float, float]:
+def next_agent(
+    client: RawClient, name: str, seed: int, won: list[str], tally: Counter[str]
+) -> None:
+    """Loop claim_next until it answers claimed: null; any error counts as a conflict."""
+    while True:
+        result = client.call("claim_next", {"agent": name, "lease_seconds": 600})
+        if result.get("isError"):
+            tally["conflict"] += 1
+            continue
+        claimed = result["structuredContent"]["claimed"]
+        if claimed is None:
+            return
+        won.append(claimed["id"])
+        tally["won"] += 1
+
+
+def drain(root: Path, ids: list[str], agents: int, loop: Any = agent) -> tuple[float, float]:
     clients = [serve(root) for _ in range(agents)]
     won: list[list[str]] = [[] for _ in range(agents)]
     tallies: list[Counter[str]] = [Counter() for _ in range(agents)]
     threads = [
-        threading.Thread(target=agent, args=(clients[n], f"agent-{n}", n, won[n], tallies[n]))
+        threading.Thread(target=loop, args=(clients[n], f"agent-{n}", n, won[n], tallies[n]))
         for n in range(agents)
     ]
     started = time.perf_counter()
@@ -104,16 +125,23 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         ids = make_tree(root, max(args.tasks, args.calls))
-        p50, p99 = latency(root, ids, args.calls)
+        p50, p99 = latency(root, ids, args.calls, "claim_task")
         print(f"claim_task over stdio, {args.calls} calls: p50 {p50:.2f} ms, p99 {p99:.2f} ms")
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        ids = make_tree(root, args.tasks)
-        rate, conflicts = drain(root, ids, args.agents)
-        print(
-            f"{args.agents} agents drain {args.tasks} ready tasks: {rate:.0f} claims/s,"
-            f" CONFLICT on {conflicts:.0%} of claim calls"
-        )
+        ids = make_tree(root, max(args.tasks, args.calls))
+        n50, n99 = latency(root, ids, args.calls, "claim_next")
+        print(f"claim_next over stdio, {args.calls} calls: p50 {n50:.2f} ms, p99 {n99:.2f} ms")
+        print(f"claim_next p50 / claim_task p50: {n50 / p50:.2f}")
+    for name, loop in (("get_ready_tasks + claim_task", agent), ("claim_next", next_agent)):
+        with tempfile.TemporaryDirectory() as folder:
+            root = Path(folder)
+            ids = make_tree(root, args.tasks)
+            rate, conflicts = drain(root, ids, args.agents, loop)
+            print(
+                f"{args.agents} agents drain {args.tasks} ready tasks with {name}:"
+                f" {rate:.0f} claims/s, CONFLICT on {conflicts:.0%} of claim calls"
+            )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ meaning; every given filter must hold (an empty filter keeps every task):
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -32,7 +32,7 @@ from graph.errors import InvalidArgument
 from graph.index import TaskIndex
 from storage.model import Task
 
-__all__ = ["TaskFilter", "keep", "matches"]
+__all__ = ["TaskFilter", "keep", "kept", "matches"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,14 +73,27 @@ def matches(task: Task, given: TaskFilter, now: datetime, below: Collection[str]
     return all(checks)
 
 
+def kept(index: TaskIndex, ids: Iterable[str], given: TaskFilter, now: datetime) -> Iterator[str]:
+    """`keep`, one id at a time, for a caller that may stop at the first (`claim_next`).
+
+    >>> from datetime import UTC
+    >>> from storage.model import Task
+    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", type="bug"),
+    ...                          Task(id="b", title="B", path="b.md")])
+    >>> next(kept(index, ["a", "b"], TaskFilter(type="task"), datetime(2026, 1, 1, tzinfo=UTC)))
+    'b'
+    """
+    if given.priority_max is not None and not 0 <= given.priority_max <= 4:
+        raise InvalidArgument("priority_max", f"must be 0 to 4, got {given.priority_max}")
+    below = set(index.descendants(given.under)) if given.under is not None else set()
+    require = index.require
+    return (i for i in ids if matches(require(i), given, now, below))
+
+
 def keep(index: TaskIndex, ids: Sequence[str], given: TaskFilter, now: datetime) -> Sequence[str]:
     """The ids of `ids` (in their order) whose task passes `given` at `now` (`ids` itself,
     not a copy, when no filter is given). An `under` naming no task is UnknownTask;
     `priority_max` outside 0-4 is InvalidArgument."""
-    if given.priority_max is not None and not 0 <= given.priority_max <= 4:
-        raise InvalidArgument("priority_max", f"must be 0 to 4, got {given.priority_max}")
     if given.is_empty():
         return ids
-    below = set(index.descendants(given.under)) if given.under is not None else set()
-    require = index.require
-    return [i for i in ids if matches(require(i), given, now, below)]
+    return list(kept(index, ids, given, now))

@@ -206,8 +206,9 @@ class TaskRepository:
     ) -> FileResult:
         """Change frontmatter keys (and the body, when given) of one file in place, locked.
 
-        `expected_modified` is the file's modification time as the caller last read it:
-        when the file's time is not that any more, nothing is written and Conflict is raised
+        `expected_modified` is the file's modification time as the caller last read it, or
+        the task's frontmatter `modified` as it read it: when neither is that any more,
+        nothing is written and Conflict is raised
         (our writes stamp times to the microsecond, always forward, so two writes in one
         clock tick still differ). Conflict too when the file changes between our read and
         our rename (an editor's save, which takes no lock): the save is kept, never lost.
@@ -215,9 +216,9 @@ class TaskRepository:
         self.recover()
         path = self._existing(relative)
         with locked(path) as fd:
-            seen, text, _ = read_for_update(relative, path, fd, self.max_bytes)
+            seen, text, task = read_for_update(relative, path, fd, self.max_bytes)
             if expected_modified is not None:
-                check_expected(relative, seen.stamp, expected_modified)
+                check_expected(relative, seen.stamp, expected_modified, task.modified)
             return self._rewrite(relative, seen, text, changes, body)
 
     def update_with(self, relative: str, decide: Decide) -> FileResult:

@@ -51,10 +51,17 @@ def mtime_of(stamp: tuple[int, int]) -> datetime:
     return datetime.fromtimestamp(stamp[0] // 1000 / 1_000_000, UTC)
 
 
-def check_expected(relative: str, stamp: tuple[int, int] | None, expected: datetime) -> None:
+def check_expected(
+    relative: str,
+    stamp: tuple[int, int] | None,
+    expected: datetime,
+    modified: datetime | None = None,
+) -> None:
     """Conflict unless the file (`stamp`; None: no file) has the `expected` time, the
-    modification time a caller read it at."""
+    modification time a caller read it at, or the task it holds still has `expected` as its
+    frontmatter `modified` (what a task view shows under that name: every write made through
+    the server stamps it anew)."""
     actual = mtime_of(stamp) if stamp is not None else None
-    if actual != expected:  # any change: earlier is possible too
+    if actual != expected and (modified is None or modified != expected):
         shown = actual.isoformat() if actual is not None else "deleted"
         raise Conflict(relative, expected.isoformat(), shown)

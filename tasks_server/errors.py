@@ -112,8 +112,8 @@ class ClaimHeld(ToolFailure):
     """A claim stands in the way: another agent's live lease, or a task already closed."""
 
     recovery = (
-        "Pick another task: call get_ready_tasks with unclaimed=true",
-        ["get_ready_tasks", "get_task"],
+        "Call claim_next to take another task",
+        ["claim_next", "get_ready_tasks", "get_task"],
     )
 
     def __init__(self, message: str, details: dict[str, Any]) -> None:

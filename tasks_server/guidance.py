@@ -1,31 +1,37 @@
 """The guidance object every result carries, and small builders for it.
 
 Guidance is derived from state only (the same state gives the same guidance), names real
-tools, and stays a few short strings.
+tools, and stays a few short strings. Its available actions are data (`Step`: a tool and
+what it is for), rendered once when written out; a session's guidance is narrowed to the
+tools it can call by `for_session`. Guidance about one task's state: `task_guidance.py`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    SerializerFunctionWrapHandler,
+    WithJsonSchema,
+    model_serializer,
+)
 from pydantic.json_schema import SkipJsonSchema
-
-from graph.facts import BlockedReasons, TaskFacts
-from storage.model import TERMINAL_STATUSES
 
 __all__ = [
     "ACTION_HELP",
     "Guidance",
+    "Step",
     "action",
-    "blocked_sentence",
     "for_session",
-    "for_task",
     "guide",
     "nearest_tools",
-    "task_state",
 ]
 
 ACTION_HELP = {  # every task tool (a meta-test keeps it whole); bot tools name themselves
@@ -56,10 +62,28 @@ ACTION_HELP = {  # every task tool (a meta-test keeps it whole); bot tools name 
     "reorder_children": "set the order of a task's children",
     "delete_task": "move a task file to .trash",
     "claim_task": "take a task for an agent, with a lease",
+    "claim_next": "take the first ready, unclaimed task, with a lease",
     "release_task": "give up an agent's claim",
     "add_note": "append a handoff note to a task",
     "rebuild_index": "re-read the whole tree",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One available action as data: the tool, and what it is for here. Rendered once, as
+    the wire shows it (`tool - what for`), when the guidance is written out."""
+
+    tool: str
+    purpose: str
+
+    def __str__(self) -> str:
+        return f"{self.tool} - {self.purpose}"
+
+
+StepText = Annotated[
+    Step, PlainSerializer(str, return_type=str), WithJsonSchema({"type": "string"})
+]
 
 
 class Guidance(BaseModel):
@@ -69,7 +93,9 @@ class Guidance(BaseModel):
 
     current_state: str = Field(description="The state the result leaves, as a short token.")
     next_action: str = Field(description="The most useful next step, naming a tool.")
-    available_actions: list[str] = Field(description="Tools that apply now: 'tool - what for'.")
+    available_actions: list[StepText] = Field(
+        description="Tools that apply now: 'tool - what for'."
+    )
     warnings: list[str] | SkipJsonSchema[None] = Field(
         None, description="Issues worth attention; not errors."
     )
@@ -87,9 +113,9 @@ class Guidance(BaseModel):
         return {key: value for key, value in data.items() if value is not None}
 
 
-def action(tool: str, purpose: str | None = None) -> str:
-    """`tool - purpose` as guidance lists it."""
-    return f"{tool} - {purpose or ACTION_HELP.get(tool, tool)}"
+def action(tool: str, purpose: str | None = None) -> Step:
+    """One available action: `tool`, for `purpose` (default: its line in ACTION_HELP)."""
+    return Step(tool, purpose or ACTION_HELP.get(tool, tool))
 
 
 def guide(
@@ -112,115 +138,6 @@ def guide(
     )
 
 
-# --- one task's state ---------------------------------------------------------------------------
-
-SHOWN_IDS = 5
-"""The most ids a sentence of guidance spells out (the rest are counted)."""
-
-
-def _ids(ids: Sequence[str]) -> str:
-    """`a, b and c`, at most SHOWN_IDS of them.
-
-    >>> _ids(["a"]), _ids(["a", "b", "c"]), _ids([str(n) for n in range(7)])
-    ('a', 'a, b and c', '0, 1, 2, 3, 4 and 2 more')
-    """
-    shown = list(ids[:SHOWN_IDS])
-    rest = len(ids) - len(shown)
-    if rest:
-        return f"{', '.join(shown)} and {rest} more"
-    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
-
-
-def task_state(status: str, facts: TaskFacts) -> str:
-    """A task's state as guidance names it: its terminal status, `blocked`, `in_progress`,
-    `ready`, `waiting_on_children` (open but held by open children), else its status."""
-    if status in TERMINAL_STATUSES:
-        return status
-    if facts.is_blocked:
-        return "blocked"
-    if status == "in_progress":
-        return status
-    if facts.is_ready:
-        return "ready"
-    return "waiting_on_children" if facts.open_child_count else status
-
-
-def blocked_sentence(task_id: str, reasons: BlockedReasons) -> str | None:
-    """Why `task_id` is blocked, in one sentence built from its readiness reasons; None when
-    no reason applies.
-
-    >>> blocked_sentence("t1", BlockedReasons(unmet_dependencies=["d1"], blocked_ancestor="p"))
-    't1 is blocked: it depends on d1, not done yet; its ancestor p is blocked.'
-    """
-    parts = [
-        *(["its own status is blocked"] if reasons.status_blocked else []),
-        *([f"it depends on {_ids(reasons.unmet_dependencies)}, not done yet"]
-          if reasons.unmet_dependencies else []),
-        *([f"it depends on {_ids(reasons.dangling_dependencies)}, which no task has"]
-          if reasons.dangling_dependencies else []),
-        *([f"it sits on the dependency cycle {_ids(reasons.cycle)}"] if reasons.cycle else []),
-        *([f"its ancestor {reasons.blocked_ancestor} is blocked"]
-          if reasons.blocked_ancestor else []),
-    ]  # fmt: skip
-    return f"{task_id} is blocked: {'; '.join(parts)}." if parts else None
-
-
-def _unblock(task_id: str, reasons: BlockedReasons) -> tuple[str, list[str]]:
-    """The step that works on the first reason a task is blocked, and the tools for it."""
-    tools = ["get_dependencies", "get_task_neighborhood", "update_task", "get_blocked_tasks"]
-    if reasons.unmet_dependencies:
-        first = reasons.unmet_dependencies[0]
-        return f"Call get_task on {first}, the first unmet dependency of {task_id}", [
-            "get_task", *tools]  # fmt: skip
-    if reasons.dangling_dependencies:
-        missing = reasons.dangling_dependencies[0]
-        return f"Call update_task to drop or fix the missing dependency {missing}", tools
-    if reasons.cycle:
-        return f"Call get_dependencies on {task_id} to find the cycle and break it", tools
-    if reasons.blocked_ancestor:
-        ancestor = reasons.blocked_ancestor
-        return f"Call get_task on {ancestor}, the blocked ancestor of {task_id}", [
-            "get_task", *tools]  # fmt: skip
-    return f"Call update_task to set {task_id} active once its blocker is gone", tools
-
-
-_BY_STATE: dict[str, tuple[str, list[str]]] = {
-    "ready": ("Call update_task to set {id} in_progress and start it",
-              ["update_task", "complete_task", "get_task_neighborhood",
-               "get_decomposition_context", "decompose_task"]),
-    "in_progress": ("Call complete_task on {id} once its work is done",
-                    ["complete_task", "update_task", "get_task_neighborhood", "decompose_task"]),
-    "waiting_on_children": ("Call get_children on {id} to work on its open children",
-                            ["get_children", "get_task_tree", "update_task", "complete_task"]),
-    "review": ("Review {id}, then call complete_task to accept it",
-               ["complete_task", "update_task", "get_task_neighborhood"]),
-    "inbox": ("Call update_task to set {id} active once it is planned",
-              ["update_task", "get_decomposition_context", "get_task_neighborhood",
-               "delete_task"]),
-    "done": ("Call get_ready_tasks to pick the next task",
-             ["get_ready_tasks", "get_task_neighborhood", "update_task"]),
-}  # fmt: skip
-_OPEN = ("Call update_task on {id} when what it waits for is there",
-         ["update_task", "complete_task", "get_task_neighborhood"])  # fmt: skip
-
-
-def for_task(task_id: str, status: str, facts: TaskFacts, *, first: Sequence[str] = ()) -> Guidance:
-    """Guidance about one task, from its state alone: `task_<state>`, the step that state
-    calls for, the tools valid in it (`first` ahead of them: the tool just used, say), and
-    why it is blocked when it is. A terminal task is never offered complete_task."""
-    state = task_state(status, facts)
-    if state == "blocked":
-        step, tools = _unblock(task_id, facts.reasons)
-    else:
-        text, tools = _BY_STATE.get("done" if status in TERMINAL_STATUSES else state, _OPEN)
-        step = text.format(id=task_id)
-    listed = [*first, *tools]
-    if status in TERMINAL_STATUSES:
-        listed = [tool for tool in listed if tool not in {"complete_task", "complete_tasks"}]
-    reason = blocked_sentence(task_id, facts.reasons) if state == "blocked" else None
-    return guide(f"task_{state}", step, listed, blocked_reason=reason)
-
-
 # --- what one session may be told ------------------------------------------------------------
 
 _NEAREST: dict[str, tuple[str, ...]] = {
@@ -232,6 +149,7 @@ _NEAREST: dict[str, tuple[str, ...]] = {
     "reorder_children": ("get_children", "get_task_tree"),
     "delete_task": ("get_task", "get_structural_signals"),
     "claim_task": ("get_ready_tasks", "get_task"),
+    "claim_next": ("get_ready_tasks", "get_task"),
     "release_task": ("get_task", "get_ready_tasks"),
     "add_note": ("get_task", "search_tasks"),
     "rebuild_index": ("get_index_stats", "get_structural_signals"),
@@ -262,40 +180,44 @@ def _named(text: str, known: Collection[str]) -> set[str]:
     return {word for word in _WORD.findall(text) if word in known}
 
 
-def _first_step(actions: Sequence[str]) -> str:
-    """An instruction naming the first of `actions` ('tool - what for').
+def _first_step(actions: Sequence[Step]) -> str:
+    """An instruction naming the first of `actions`.
 
-    >>> _first_step(["get_task - read one task in full"])
+    >>> _first_step([action("get_task")])
     'Call get_task (read one task in full)'
     >>> _first_step([])
     'Report this result to the user: no follow-up tool is open to this session'
     """
     if not actions:
         return "Report this result to the user: no follow-up tool is open to this session"
-    tool, _, purpose = actions[0].partition(" - ")
-    return f"Call {tool} ({purpose})" if purpose and purpose != tool else f"Call {tool}"
+    first = actions[0]
+    return f"Call {first.tool} ({first.purpose})" if first.purpose != first.tool else (
+        f"Call {first.tool}")  # fmt: skip
 
 
-def for_session(guidance: dict[str, Any], hidden: Collection[str]) -> None:
-    """Make dumped guidance name only tools this session can call, not the `hidden` ones
-    (in place).
+def for_session(guidance: Guidance, hidden: Collection[str]) -> Guidance:
+    """`guidance` naming only tools this session can call, not the `hidden` ones.
 
-    Available actions it may not call are dropped; a next step naming one becomes the first
-    remaining action; warnings and context entries naming one are dropped; a blocked reason
-    naming one says so without the name. Deterministic: the same state and the same
-    session give the same guidance.
+    Available actions it may not call are dropped (by their tool); a next step naming one
+    becomes the first remaining action; warnings and context entries naming one are
+    dropped; a blocked reason naming one says so without the name. Deterministic: the same
+    state and the same session give the same guidance.
     """
-    actions = [a for a in guidance["available_actions"] if a.split(" - ")[0] not in hidden]
-    guidance["available_actions"] = actions
-    if _named(guidance["next_action"], hidden):
-        guidance["next_action"] = _first_step(actions)
-    if "warnings" in guidance:
-        kept = [w for w in guidance["warnings"] if not _named(w, hidden)]
-        guidance["warnings"] = kept
-        if not kept:
-            del guidance["warnings"]
-    if _named(guidance.get("blocked_reason") or "", hidden):
-        guidance["blocked_reason"] = "It involves a tool this session cannot call"
-    context = guidance.get("context")
-    if context:
-        guidance["context"] = {k: v for k, v in context.items() if not _named(str(v), hidden)}
+    actions = [step for step in guidance.available_actions if step.tool not in hidden]
+    step = guidance.next_action
+    reason = guidance.blocked_reason
+    context = guidance.context
+    warnings = [w for w in guidance.warnings or () if not _named(w, hidden)]
+    return guidance.model_copy(
+        update={
+            "available_actions": actions,
+            "next_action": _first_step(actions) if _named(step, hidden) else step,
+            "warnings": warnings or None,
+            "blocked_reason": "It involves a tool this session cannot call"
+            if reason and _named(reason, hidden)
+            else reason,
+            "context": {k: v for k, v in context.items() if not _named(str(v), hidden)}
+            if context
+            else context,
+        }
+    )

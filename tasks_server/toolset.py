@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from graph.errors import InvalidArgument, UnknownTask
 from storage.errors import ConflictedFile, TaskNotFound
@@ -34,10 +36,13 @@ from tasks_server.errors import (
     classify,
     shorten,
 )
-from tasks_server.guidance import blocked_sentence, for_session, guide, nearest_tools
+from tasks_server.guidance import Guidance, for_session, guide, nearest_tools
 from tasks_server.listing import Listing, page
 from tasks_server.registry import ToolSpec, by_name, discover
 from tasks_server.roles import check_allowlist, tool_filter
+from tasks_server.task_guidance import blocked_sentence
+
+M = TypeVar("M", bound=BaseModel)
 
 __all__ = ["MAX_ARGUMENT_CHARS", "Outcome", "Toolset", "open_toolset"]
 
@@ -143,9 +148,8 @@ class Toolset:
                 output = spec.handler(self.context, args)
                 if isinstance(output, Listing):
                     output = page(self.context, name, args, output, spec.output_model)
-                data: dict[str, Any] = output.model_dump(mode="json")
+                data: dict[str, Any] = self._limit_guidance(output).model_dump(mode="json")
                 self._explain_blocked(args, data)
-            self._limit_guidance(data)
             text = bounded_json(data)
         except Exception as exc:
             return Outcome(self._error(name, self._named_conflict(exc)), True)
@@ -198,16 +202,17 @@ class Toolset:
         guidance = guide(
             f"error_{info.code.lower()}", next_action, tools, blocked_reason=info.message
         )
-        data = ErrorResult(success=False, error=info, guidance=guidance).model_dump(
-            mode="json", exclude_none=True
-        )
+        result = ErrorResult(success=False, error=info, guidance=guidance)
+        data = self._limit_guidance(result).model_dump(mode="json", exclude_none=True)
         bound_answer(data)
-        self._limit_guidance(data)
         return data
 
-    def _limit_guidance(self, data: dict[str, Any]) -> None:
-        if self._hidden and "guidance" in data:
-            for_session(data["guidance"], self._hidden)
+    def _limit_guidance(self, output: M) -> M:
+        """`output` with guidance that names only tools this session can call."""
+        guidance = getattr(output, "guidance", None)
+        if not self._hidden or not isinstance(guidance, Guidance):
+            return output
+        return output.model_copy(update={"guidance": for_session(guidance, self._hidden)})
 
 
 def open_toolset(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tasks_server.bots.config import Action, BotConfig
 from tasks_server.bots.models import BotResult, InstructionsView, StateView
 from tasks_server.bots.state import CloseOutcome, WorkflowState, completed, is_done, successor
-from tasks_server.guidance import Guidance, action
+from tasks_server.guidance import Guidance, Step, action
 
 __all__ = ["action_result", "close_result", "restart_result", "state_view"]
 
@@ -48,7 +48,7 @@ def _result(
 
 
 def _guidance(
-    state: str, next_action: str, tools: list[str], warnings: list[str], **context: object
+    state: str, next_action: str, tools: list[Step], warnings: list[str], **context: object
 ) -> Guidance:
     return Guidance(
         current_state=state, next_action=next_action, available_actions=tools,
@@ -57,7 +57,7 @@ def _guidance(
     )  # fmt: skip
 
 
-def _common(config: BotConfig) -> list[str]:
+def _common(config: BotConfig) -> list[Step]:
     return [
         action(config.bot_tool, "continue at the current action"),
         action(config.close_tool, "mark the current action complete and move on"),

@@ -3,9 +3,11 @@ made before the first byte is written, and messages that quote a caller's value 
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import TypedDict
 
-from graph.changes import ReadinessChanges
+from pydantic import BaseModel, ConfigDict, Field
+
+from graph.changes import WriteDelta
 from graph.cycle_check import would_create_cycle
 from storage import codec
 from storage.model import Task
@@ -18,6 +20,8 @@ __all__ = [
     "BODY_SHOWN",
     "SHOWN_CHARS",
     "TASK_ID",
+    "NewTaskRow",
+    "ReadinessMove",
     "ReadinessReport",
     "TaskWritten",
     "check_fits",
@@ -35,13 +39,49 @@ TASK_ID = "Exact task id."  # the description of a write's `task_id` argument
 BODY_SHOWN = 2000  # body characters a write's result shows (the rest is flagged, not lost)
 
 
-class ReadinessReport(Envelope):
-    """What a write changed in readiness, through dependencies and ancestors alike."""
+class ReadinessMove(BaseModel):
+    model_config = ConfigDict(extra="forbid")
 
-    unblocked: list[str] = Field(
-        description="Tasks that became ready because of this write (new ones included)."
+    task_id: str = Field(description="The task.")
+    reason: str = Field(
+        description="What held it before (became_ready) or holds it now (no_longer_ready):"
+        " blocked, waiting_on_children, deleted, or its status."
     )
-    became_blocked: list[str] = Field(description="Tasks that became blocked by this write.")
+
+
+class NewTaskRow(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str = Field(description="The new task.")
+    ready: bool = Field(description="True when it is ready now.")
+
+
+class ReadinessFields(TypedDict):
+    became_ready: list[ReadinessMove]
+    no_longer_ready: list[ReadinessMove]
+    created: list[NewTaskRow]
+
+
+class ReadinessReport(Envelope):
+    """What a write changed in readiness, through dependencies and ancestors alike: deltas
+    of the tasks that existed before it, and the tasks it created."""
+
+    became_ready: list[ReadinessMove] = Field(description="Tasks that became ready by this write.")
+    no_longer_ready: list[ReadinessMove] = Field(
+        description="Tasks that were ready and are not any more."
+    )
+    created: list[NewTaskRow] = Field(description="Tasks this write created.")
+
+    @classmethod
+    def fields_of(cls, delta: WriteDelta) -> ReadinessFields:
+        """The report's fields from the graph's delta, for `Output(**fields_of(d), ...)`."""
+        return {
+            "became_ready": [ReadinessMove(task_id=m.task_id, reason=m.reason)
+                             for m in delta.became_ready],
+            "no_longer_ready": [ReadinessMove(task_id=m.task_id, reason=m.reason)
+                                for m in delta.no_longer_ready],
+            "created": [NewTaskRow(task_id=n.task_id, ready=n.ready) for n in delta.created],
+        }  # fmt: skip
 
 
 class TaskWritten(ReadinessReport):
@@ -96,7 +136,8 @@ def projected_size(
     return size + added + swapped
 
 
-def readiness_counts(changes: ReadinessChanges) -> dict[str, object] | None:
+def readiness_counts(delta: WriteDelta) -> dict[str, object] | None:
     """The readiness counts for guidance context, None when the write changed none."""
-    counts = {"unblocked": len(changes.became_ready), "became_blocked": len(changes.became_blocked)}
+    counts = {"became_ready": len(delta.became_ready),
+              "no_longer_ready": len(delta.no_longer_ready)}  # fmt: skip
     return {k: v for k, v in counts.items() if v} or None

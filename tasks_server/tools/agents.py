@@ -9,18 +9,26 @@ claim) or go after the winner (a note). Leases are judged by the server's clock.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
+from graph import readiness
 from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, claim_of, iso
-from storage.model import Task
+from graph.filters import kept
+from storage.errors import TaskNotFound
+from storage.model import READY_STATUSES, Task
 from tasks_server.context import ServerContext
 from tasks_server.errors import ClaimHeld
+from tasks_server.filters import TaskFilterInput
 from tasks_server.guidance import guide
 from tasks_server.models import Envelope, IdArg, Input
 from tasks_server.registry import tool
+from tasks_server.task_guidance import held_by_you
+from tasks_server.tools._about import about
 from tasks_server.tools._guarded import (
     END_CLAIM,
     AgentArg,
@@ -83,12 +91,70 @@ def claim_task(ctx: ServerContext, args: ClaimTaskInput) -> ClaimTaskOutput:
         task=written_view(ctx, args.task_id),
         renewed=renewed,
         claim_expires=expires,
+        guidance=held_by_you(args.task_id, args.agent, expires, context={"path": result.path}),
+    )
+
+
+class ClaimNextInput(TaskFilterInput):
+    agent: AgentArg = Field(description="Who claims it (one printable line, compared exactly).")
+    lease_seconds: int = Field(
+        ge=1,
+        le=MAX_LEASE_SECONDS,
+        description=f"How long the claim holds unless renewed, 1 to {MAX_LEASE_SECONDS} seconds.",
+    )
+    start: bool = Field(False, description="Also set the claimed task's status to in_progress.")
+
+
+class ClaimNextOutput(Envelope):
+    claimed: TaskView | None = Field(
+        description="The task now claimed, in full; null when no ready, unclaimed task matches."
+    )
+    claim_expires: datetime | None = Field(description="When the lease ends; null with no task.")
+
+
+def _claim_ready(task: Task, args: ClaimNextInput, now: datetime) -> Decision:
+    """Claim `task` as its file holds it now, only while it is still open to start (a task
+    someone started, closed or claimed since the index was read is ClaimHeld: skip it)."""
+    if task.status not in READY_STATUSES:
+        raise ClaimHeld(f"task {task.id!r} is {task.status} now", {"task_id": task.id})
+    check_claim(task, args.agent, False, now)
+    changes, body = _claim(task, args.agent, args.lease_seconds, now)
+    if args.start:
+        changes |= {"status": "in_progress", "modified": now}
+    return changes, body
+
+
+def next_candidates(ctx: ServerContext, args: ClaimNextInput, now: datetime) -> Iterator[str]:
+    """The ready, unclaimed tasks passing `args`' filters, in get_ready_tasks' order, found
+    one at a time (the call stops at the first it claims)."""
+    ready = readiness.ready_tasks(ctx.index, project=args.project, now=now)
+    return kept(ctx.index, ready, replace(args.task_filter(), unclaimed=True), now)
+
+
+@tool("mutation", destructive=False, idempotent=False)
+def claim_next(ctx: ServerContext, args: ClaimNextInput) -> ClaimNextOutput:
+    """Claim the first ready task no live claim holds that passes the filters, in
+    get_ready_tasks' order, and return it in full (claimed: null when none is left). A task
+    another writer takes first is skipped for the next one: never CONFLICT for a race."""
+    now = ctx.clock()
+    for task_id in next_candidates(ctx, args, now):
+        try:
+            guarded_write(ctx, task_id, lambda task: _claim_ready(task, args, now))
+        except (ClaimHeld, TaskNotFound):
+            continue  # lost to another writer between the read and the write: take the next
+        expires = now + timedelta(seconds=args.lease_seconds)
+        return ClaimNextOutput(
+            claimed=written_view(ctx, task_id),
+            claim_expires=expires,
+            guidance=held_by_you(task_id, args.agent, expires),
+        )
+    return ClaimNextOutput(
+        claimed=None,
+        claim_expires=None,
         guidance=guide(
-            "task_claimed",
-            f"Start work on {args.task_id}; renew with claim_task before {iso(expires)}, then"
-            " complete_task with your agent name",
-            ["complete_task", "add_note", "release_task", "claim_task"],
-            context={"path": result.path},
+            "nothing_to_claim",
+            "Call get_blocked_tasks to see what holds work back",
+            ["get_blocked_tasks", "get_ready_tasks", "claim_next"],
         ),
     )
 
@@ -122,8 +188,8 @@ def release_task(ctx: ServerContext, args: ReleaseTaskInput) -> ReleaseTaskOutpu
         released=held,
         guidance=guide(
             "task_released" if held else "task_not_claimed",
-            "Call get_ready_tasks with unclaimed=true for the next task",
-            ["get_ready_tasks", "claim_task"],
+            "Call claim_next to take the next ready task",
+            ["claim_next", "get_ready_tasks", "claim_task"],
         ),
     )
 
@@ -210,10 +276,11 @@ def add_note(ctx: ServerContext, args: AddNoteInput) -> AddNoteOutput:
         task_id=args.task_id,
         entry="\n".join(entry),
         file_modified=view.file_modified or now,
-        guidance=guide(
-            "note_added",
-            f"Call get_task on {args.task_id} to read every note",
-            ["get_task", "claim_task", "complete_task"],
-            context={"path": result.path},
+        guidance=about(ctx, args.task_id, first=["get_task"]).model_copy(
+            update={
+                "current_state": "note_added",
+                "next_action": f"Call get_task on {args.task_id} to read every note",
+                "context": {"path": result.path},
+            }
         ),
     )

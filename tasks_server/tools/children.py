@@ -10,12 +10,14 @@ from __future__ import annotations
 from pydantic import Field
 
 from graph.changes import ReadinessProbe
+from graph.claims import claim_of
 from storage.model import Task, pack_text
 from tasks_server.context import ServerContext
 from tasks_server.errors import ToolFailure
 from tasks_server.guidance import guide
 from tasks_server.models import MAX_LIST_ITEMS, Body, Envelope, IdArg, Input, ShortText, Title
 from tasks_server.registry import tool
+from tasks_server.tools._guarded import END_CLAIM
 from tasks_server.tools._writes import (
     ReadinessReport,
     check_new_file,
@@ -48,6 +50,10 @@ class DecomposeTaskInput(Input):
 class DecomposeTaskOutput(ReadinessReport):
     parent_id: str = Field(description="The decomposed task.")
     children: list[TaskBrief] = Field(description="The children written, in order.")
+    claim_ended: str | None = Field(
+        description="The agent whose claim on the parent ended (a container is worked through"
+        " its children); null when it had none."
+    )
 
 
 def _child_deps(
@@ -107,19 +113,25 @@ def decompose_task(ctx: ServerContext, args: DecomposeTaskInput) -> DecomposeTas
     """Write children under a task, all or none; a child may depend on an earlier sibling."""
     parent = ctx.index.require(args.task_id)
     tasks = _children_tasks(ctx, parent, args.children)
-    probe = ReadinessProbe.take(ctx.index, [t.id for t in tasks])
-    ctx.live.record(ctx.live.repository.write_batch(tasks))
-    found = probe.changes(ctx.index)
+    probe = ReadinessProbe.take(ctx.index, [parent.id, *(t.id for t in tasks)])
+    claim = claim_of(parent)
+    updates = [(parent.path, dict(END_CLAIM))] if claim is not None else []
+    ctx.live.record(ctx.live.repository.write_batch(tasks, updates))
+    found = probe.delta(ctx.index)
     views = ctx.briefs(t.id for t in tasks)
+    ended = claim.agent if claim is not None else None
     return DecomposeTaskOutput(
         parent_id=parent.id,
         children=views,
-        unblocked=found.became_ready,
-        became_blocked=found.became_blocked,
+        claim_ended=ended,
+        **DecomposeTaskOutput.fields_of(found),
         guidance=guide(
             "task_decomposed",
-            f"Call get_ready_tasks with project {parent.project}",
-            ["get_ready_tasks", "get_children", "reorder_children"],
+            f"Call claim_next with under={parent.id} to take its first ready child",
+            ["claim_next", "get_ready_tasks", "get_children", "reorder_children"],
+            warnings=[f"the claim of {ended} on {parent.id} ended: it is a container now"]
+            if ended
+            else None,
         ),
     )
 

@@ -11,12 +11,13 @@ from datetime import datetime
 
 from pydantic import Field
 
-from graph.changes import ReadinessChanges, ReadinessProbe
+from graph.changes import ReadinessProbe, WriteDelta
 from graph.checklist import open_checklist_items
+from graph.claims import holds_live_claim
 from storage.model import Task
 from tasks_server.context import ServerContext
 from tasks_server.errors import OpenChecklist
-from tasks_server.guidance import Guidance, guide
+from tasks_server.guidance import Guidance, action, guide
 from tasks_server.models import MAX_LIST_ITEMS, IdArg, Input
 from tasks_server.registry import tool
 from tasks_server.tools._about import about
@@ -60,17 +61,17 @@ def _done(now: datetime) -> dict[str, object]:
     return {"status": "done", "completed": now, "modified": now, **END_CLAIM}
 
 
-def _complete(ctx: ServerContext, tasks: list[Task]) -> ReadinessChanges:
+def _complete(ctx: ServerContext, tasks: list[Task]) -> WriteDelta:
     """Write done + completed for each task not done yet, all or none (a task already done
     is left as it is: completing is idempotent); returns what that changed in readiness."""
     probe = ReadinessProbe.take(ctx.index, [t.id for t in tasks])
     changes = _done(ctx.clock())
     updates = [(t.path, changes) for t in tasks if t.status != "done"]
     ctx.live.record(ctx.live.repository.write_batch([], updates))
-    return probe.changes(ctx.index)
+    return probe.delta(ctx.index)
 
 
-def _complete_one(ctx: ServerContext, args: CompleteTaskInput) -> ReadinessChanges:
+def _complete_one(ctx: ServerContext, args: CompleteTaskInput) -> WriteDelta:
     """Complete one task as a guarded write: the claim is checked on the file as it is when
     written, so a claim taken by another process a moment before is never overwritten."""
     now = ctx.clock()
@@ -83,7 +84,7 @@ def _complete_one(ctx: ServerContext, args: CompleteTaskInput) -> ReadinessChang
     probe = ReadinessProbe.take(ctx.index, [args.task_id])
     if ctx.index.require(args.task_id).status != "done":
         guarded_write(ctx, args.task_id, decide)
-    return probe.changes(ctx.index)
+    return probe.delta(ctx.index)
 
 
 @tool("mutation", destructive=False, idempotent=True)
@@ -96,24 +97,26 @@ def complete_task(ctx: ServerContext, args: CompleteTaskInput) -> CompleteTaskOu
     view = written_view(ctx, task.id)
     open_children = [c for c in ctx.index.children(task.id) if not ctx.index.require(c).is_terminal]
     warnings = [f"{len(open_children)} child task(s) are still open"] if open_children else None
-    unblocked = found.became_ready
     return CompleteTaskOutput(
         task=view,
-        unblocked=unblocked,
-        became_blocked=found.became_blocked,
+        **CompleteTaskOutput.fields_of(found),
         open_children=open_children,
         guidance=_after_completion(
-            about(ctx, task.id, first=["get_ready_tasks"]), unblocked
+            ctx, about(ctx, task.id, first=["get_ready_tasks"], agent=args.agent), found
         ).model_copy(update={"warnings": warnings}),
     )
 
 
-def _after_completion(guidance: Guidance, unblocked: list[str]) -> Guidance:
-    """A completion that made tasks ready points at the first of them."""
-    if not unblocked:
+def _after_completion(ctx: ServerContext, guidance: Guidance, delta: WriteDelta) -> Guidance:
+    """A completion that made tasks ready points at claiming the first no one holds."""
+    now = ctx.clock()
+    free = [m.task_id for m in delta.became_ready
+            if not holds_live_claim(ctx.index.require(m.task_id), now)]  # fmt: skip
+    if not free:
         return guidance
-    step = f"Call get_task on {unblocked[0]}, which this completion made ready"
-    return guidance.model_copy(update={"next_action": step})
+    step = f"Call claim_task on {free[0]}, which this completion made ready"
+    actions = [action("claim_task"), *guidance.available_actions]
+    return guidance.model_copy(update={"next_action": step, "available_actions": actions})
 
 
 class CompleteTasksInput(Input):
@@ -143,7 +146,6 @@ def complete_tasks(ctx: ServerContext, args: CompleteTasksInput) -> CompleteTask
     found = _complete(ctx, tasks)
     return CompleteTasksOutput(
         completed=[t.id for t in tasks],
-        unblocked=found.became_ready,
-        became_blocked=found.became_blocked,
+        **CompleteTasksOutput.fields_of(found),
         guidance=guide("tasks_completed", "Call get_ready_tasks", ["get_ready_tasks"]),
     )

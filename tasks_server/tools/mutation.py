@@ -130,14 +130,13 @@ def create_task(ctx: ServerContext, args: CreateTaskInput) -> CreateTaskOutput:
     check_refs(ctx, args.parent, args.depends_on)
     raise_if_cycle(ctx, task_id, args.parent, args.depends_on)
     task = _new_task(args, task_id, ctx.clock())  # the write checks its size, before writing
-    probe = ReadinessProbe.take(ctx.index, [task_id])
+    probe = ReadinessProbe.take(ctx.index, [task_id, *([args.parent] if args.parent else [])])
     ctx.live.record([repo.create(task)])
-    changes = probe.changes(ctx.index)
+    delta = probe.delta(ctx.index)
     view = written_view(ctx, task_id)
     return CreateTaskOutput(
         task=view,
-        unblocked=changes.became_ready,
-        became_blocked=changes.became_blocked,
+        **CreateTaskOutput.fields_of(delta),
         guidance=about(ctx, task_id, first=["get_task_neighborhood"]).model_copy(
             update={"next_action": f"Call get_task_neighborhood on {task_id} to link it"}
         ),
@@ -157,8 +156,8 @@ class UpdateTaskInput(TaskFieldsInput):
     body: Body | None = Field(None, description="New markdown body (replaces the old one).")
     expected_modified: AwareMoment | None = Field(
         None,
-        description="file_modified from get_task (with its offset); refused with CONFLICT if"
-        " the file changed since.",
+        description="modified (or file_modified) from get_task, with its offset; refused with"
+        " CONFLICT if the task was written since.",
     )
     agent: AgentArg | None = Field(
         None, description="The agent writing; another agent's live claim is a CONFLICT."
@@ -205,19 +204,19 @@ def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
     raise_if_cycle(ctx, task.id, parent if isinstance(parent, str) else None, deps)
     size = projected_size(ctx, task, changes, args.body)
     check_fits(ctx, size, f"the file of {shown(task.id)}")
-    probe = ReadinessProbe.take(ctx.index, [task.id])
+    new_parent = [parent] if isinstance(parent, str) and parent in ctx.index else []
+    probe = ReadinessProbe.take(ctx.index, [task.id, *new_parent])
     result = ctx.live.repository.update(
         task.path, changes, expected_modified=args.expected_modified, body=args.body
     )
     ctx.live.record([result])
-    found = probe.changes(ctx.index)
+    found = probe.delta(ctx.index)
     view = written_view(ctx, task.id)
     return UpdateTaskOutput(
         task=view,
-        unblocked=found.became_ready,
-        became_blocked=found.became_blocked,
+        **UpdateTaskOutput.fields_of(found),
         changed=sorted(k for k in changes if k not in END_CLAIM) + (["body"] if args.body else []),
-        guidance=about(ctx, task.id, first=["get_task"]).model_copy(
+        guidance=about(ctx, task.id, first=["get_task"], agent=args.agent).model_copy(
             update={"context": readiness_counts(found) or None}
         ),
     )
@@ -246,13 +245,12 @@ def delete_task(ctx: ServerContext, args: DeleteTaskInput) -> DeleteTaskOutput:
     probe = ReadinessProbe.take(ctx.index, [task.id])
     trash = ctx.live.repository.delete(task.path, expected_modified=args.expected_modified)
     ctx.live.record([], removed_paths=[task.path])
-    found = probe.changes(ctx.index)
+    found = probe.delta(ctx.index)
     return DeleteTaskOutput(
         task_id=task.id,
         trash_path=trash,
         now_dangling=referrers,
-        unblocked=found.became_ready,
-        became_blocked=found.became_blocked,
+        **DeleteTaskOutput.fields_of(found),
         guidance=guide(
             "task_deleted",
             "Call update_task to fix the tasks that referenced it"

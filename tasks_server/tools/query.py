@@ -290,9 +290,9 @@ def _by_state(ids: Sequence[str], kind: ByState) -> Listing[Any]:
 
 
 READY = ByState(
-    ("ready_tasks_available", "Call get_task_scoring_factors to rank them yourself"),
+    ("ready_tasks_available", "Call claim_next with the same filters to take the first one"),
     ("nothing_ready", "Call get_blocked_tasks to see what holds work back"),
-    ["get_task_scoring_factors", "get_task", "get_blocked_tasks", "update_task"],
+    ["claim_next", "get_task_scoring_factors", "get_task", "get_blocked_tasks"],
 )
 BLOCKED = ByState(
     ("blocked_tasks_found", "Call get_dependencies on {first} to see what holds it"),

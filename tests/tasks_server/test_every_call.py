@@ -44,6 +44,7 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
     "get_decomposition_context": {"task_id": "wx-6ca4a1a9"},
     "get_task_neighborhood": {"task_id": "wx-6ca4a1a9"},
     "claim_task": {"task_id": "vol-169a73bf", "agent": "meta", "lease_seconds": 60},
+    "claim_next": {"agent": "meta", "lease_seconds": 60},
     "add_note": {"task_id": "vol-169a73bf", "text": "Meta note", "author": "meta"},
     "release_task": {"task_id": "vol-169a73bf", "agent": "meta"},
     "create_task": {"title": "Meta test task", "project": "wx"},

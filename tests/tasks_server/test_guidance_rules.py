@@ -1,9 +1,9 @@
 """The guidance rules, walked over every tool × session × task state through a real client.
 
-States: a task that is ready, one that is blocked, one done, one in progress (each tool that
-takes a task is called on it), and errors (every tool with an unknown argument, every task
-tool with an unknown id, a bad cursor; the git tools outside git, and in git with pages to
-follow). On every answer:
+States: a task that is ready, one that is blocked, one done, one in progress, one deferred,
+one another agent's live claim holds (each tool that takes a task is called on it), and
+errors (every tool with an unknown argument, every task tool with an unknown id, a bad
+cursor; the git tools outside git, and in git with pages to follow). On every answer:
 
 - `current_state` is set, and for a tool reporting one task it is that task's real state;
 - `next_action` starts with a verb and names a tool this session lists (when one is open);
@@ -24,11 +24,12 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from graph.claims import claim_of, deferred_until
 from graph.index import TaskIndex
 from storage.model import TERMINAL_STATUSES
 from tasks_server.edge.server import TasksServer
 from tests.gitrepo import commit_all, init
-from tests.tasks_server.conftest import error_of, make_server
+from tests.tasks_server.conftest import NOW, error_of, make_server
 from tests.tasks_server.test_every_call import ARGUMENTS, SESSIONS
 
 pytestmark = pytest.mark.anyio
@@ -38,7 +39,25 @@ STATES = {  # tasks of the bundled tree in each state
     "blocked": "wx-ec7ac8ad",
     "done": "wx-b80469b8",
     "in_progress": "wx-1b2ba06b",
+    "deferred": "pipe-281fa6f5",
+    "claimed": "pipe-a84567f9",
 }
+HOLDER = "agent-w1"
+MADE = {  # frontmatter lines that put a ready task of the bundled tree in its state
+    "deferred": "defer_until: 2099-01-01",
+    "claimed": f"claimed_by: {HOLDER}\nclaim_expires: 2099-01-01T00:00:00Z",
+}
+
+
+def make_states(root: Path) -> Path:
+    """Write the deferred and claimed states into their tasks' files."""
+    for state, lines in MADE.items():
+        (path,) = root.glob(f"*/tasks/{STATES[state]}-*.md")
+        text = path.read_text()
+        path.write_text(text.replace("---\n", "---\n" + lines + "\n", 1))
+    return root
+
+
 VERBS = {"Call", "Review", "Fix", "Tell", "Follow", "Rank", "Apply", "Write", "Finish", "Retry",
          "Use", "Tick", "Check", "Report", "Read", "Propose", "Choose", "Start"}  # fmt: skip
 TASK_TOOLS: dict[str, dict[str, Any]] = {  # called on each state's task, in this order
@@ -60,12 +79,18 @@ WORD = re.compile(r"[a-z][a-z0-9_]*[a-z0-9]")
 
 
 def state_of(index: TaskIndex, task_id: str) -> str:
-    """The state a test expects, from the index directly."""
+    """The state a test expects from a call that does not name its agent, from the index
+    directly."""
     task, facts = index.require(task_id), index.facts(task_id)
+    claim = claim_of(task)
     if task.status in TERMINAL_STATUSES:
         return task.status
     if facts.is_blocked:
         return "blocked"
+    if deferred_until(task, NOW):
+        return "deferred"
+    if claim is not None and claim.is_live(NOW):
+        return "claimed"
     return "ready" if facts.is_ready else task.status
 
 
@@ -143,7 +168,7 @@ async def open_walk(root: Path, shape: str) -> tuple[TasksServer, Client, Walk]:
 async def test_every_task_tool_guides_by_the_state_of_its_task(
     example_root: Path, shape: str, state: str
 ) -> None:
-    server, client, walk = await open_walk(example_root, shape)
+    server, client, walk = await open_walk(make_states(example_root), shape)
     task_id = STATES[state]
     index = server.context.index
     assert state_of(index, task_id) == state, "the bundled tree changed; pick another task"

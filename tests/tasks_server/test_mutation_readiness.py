@@ -1,5 +1,6 @@
-"""Every write reports the tasks it made ready and those it made blocked, through
-dependencies and ancestors alike (through a real in-memory MCP client)."""
+"""Every write reports readiness as deltas: of the tasks that existed before it, those that
+became ready and those no longer ready, each with why; the tasks it created under `created`
+(through a real in-memory MCP client). A write and its inverse give inverse lists."""
 
 from __future__ import annotations
 
@@ -51,12 +52,17 @@ async def ready_ids(client: Client) -> set[str]:
     return {t["id"] for t in (await call(client, "get_ready_tasks"))["tasks"]}
 
 
+def moved(data: dict[str, Any], key: str) -> dict[str, str]:
+    return {row["task_id"]: row["reason"] for row in data[key]}
+
+
 async def test_completing_a_dependency_readies_the_open_subtree_of_its_dependent(
     client: Client,
 ) -> None:
     data = await call(client, "complete_task", task_id="dep")
-    assert data["unblocked"] == ["part-1", "part-2"]
-    assert data["became_blocked"] == []
+    assert moved(data, "became_ready") == {"part-1": "blocked", "part-2": "blocked"}
+    assert moved(data, "no_longer_ready") == {"dep": "done"}
+    assert data["created"] == []
     assert {"part-1", "part-2"} <= await ready_ids(client)
 
 
@@ -64,49 +70,85 @@ async def test_completing_several_tasks_reports_every_subtree_they_unblock(
     client: Client,
 ) -> None:
     data = await call(client, "complete_tasks", task_ids=["dep", "gate"])
-    assert data["unblocked"] == ["leaf", "part-1", "part-2"]
-    assert data["became_blocked"] == []
+    assert [row["task_id"] for row in data["became_ready"]] == ["leaf", "part-1", "part-2"]
+    assert moved(data, "no_longer_ready") == {"dep": "done"}
 
 
-async def test_reopening_a_done_dependency_reports_its_dependents_subtree_blocked(
+async def test_reopening_a_done_dependency_reports_its_dependents_subtree_no_longer_ready(
     client: Client,
 ) -> None:
     await call(client, "complete_task", task_id="dep")
     data = await call(client, "update_task", task_id="dep", status="active")
-    assert data["became_blocked"] == ["part-1", "part-2", "user"]
-    assert data["unblocked"] == ["dep"]
+    assert moved(data, "no_longer_ready") == {"part-1": "blocked", "part-2": "blocked"}
+    assert moved(data, "became_ready") == {"dep": "done"}
 
 
-async def test_moving_a_task_under_a_blocked_parent_reports_it_blocked(client: Client) -> None:
+async def test_blocking_then_unblocking_a_parent_gives_inverse_lists(client: Client) -> None:
+    blocked = await call(client, "update_task", task_id="user", status="blocked")
+    freed = await call(client, "update_task", task_id="user", status="active")
+    assert moved(blocked, "became_ready") == moved(freed, "no_longer_ready") == {}
+    assert set(moved(blocked, "no_longer_ready")) == set(moved(freed, "became_ready"))
+    assert all(reason == "blocked" for reason in moved(freed, "became_ready").values())
+
+
+async def test_moving_a_task_under_a_blocked_parent_reports_it_no_longer_ready(
+    client: Client,
+) -> None:
     data = await call(client, "update_task", task_id="dep", parent="gate")
-    assert data["became_blocked"] == ["dep"]
+    assert moved(data, "no_longer_ready") == {"dep": "blocked"}
+
+
+async def test_moving_a_task_under_a_ready_parent_reports_the_parent_no_longer_ready(
+    client: Client,
+) -> None:
+    data = await call(client, "update_task", task_id="waiting", parent="dep")
+    assert moved(data, "no_longer_ready") == {"dep": "waiting_on_children"}
 
 
 async def test_deleting_a_blocked_parent_reports_the_children_it_frees(client: Client) -> None:
     data = await call(client, "delete_task", task_id="gate")
-    assert data["unblocked"] == ["leaf"]
-    assert data["became_blocked"] == []
+    assert moved(data, "became_ready") == {"leaf": "blocked"}
+    assert data["no_longer_ready"] == []
 
 
-async def test_decomposing_a_blocked_task_reports_its_new_children_blocked(
+async def test_deleting_a_ready_task_reports_it_no_longer_ready_as_deleted(
+    client: Client,
+) -> None:
+    data = await call(client, "delete_task", task_id="dep")
+    assert moved(data, "no_longer_ready") == {"dep": "deleted"}
+
+
+async def test_decomposing_a_blocked_task_lists_its_children_as_created_not_ready(
     client: Client,
 ) -> None:
     data = await call(client, "decompose_task", task_id="epic", children=[{"title": "More"}])
-    assert data["became_blocked"] == [data["children"][0]["id"]]
-    assert data["unblocked"] == []
+    child = data["children"][0]["id"]
+    assert data["created"] == [{"task_id": child, "ready": False}]
+    assert data["became_ready"] == data["no_longer_ready"] == []
 
 
-async def test_decomposing_a_ready_task_reports_its_new_children_ready(client: Client) -> None:
+async def test_decomposing_a_ready_task_names_the_parent_no_longer_ready(client: Client) -> None:
     data = await call(client, "decompose_task", task_id="dep", children=[{"title": "Half"}])
-    assert data["unblocked"] == [data["children"][0]["id"]]
+    child = data["children"][0]["id"]
+    assert data["created"] == [{"task_id": child, "ready": True}]
+    assert moved(data, "no_longer_ready") == {"dep": "waiting_on_children"}
+    assert data["became_ready"] == []
 
 
 async def test_creating_a_missing_dependency_as_done_readies_the_task_naming_it(
     client: Client,
 ) -> None:
     data = await call(client, "create_task", title="Later", id="later", status="done")
-    assert data["unblocked"] == ["waiting"]
-    assert data["became_blocked"] == []
+    assert moved(data, "became_ready") == {"waiting": "blocked"}
+    assert data["created"] == [{"task_id": "later", "ready": False}]
+
+
+async def test_creating_a_child_of_a_ready_task_reports_the_parent_no_longer_ready(
+    client: Client,
+) -> None:
+    data = await call(client, "create_task", title="Sub", id="sub", status="active", parent="dep")
+    assert moved(data, "no_longer_ready") == {"dep": "waiting_on_children"}
+    assert data["created"] == [{"task_id": "sub", "ready": True}]
 
 
 # --- every write, at random, against two fresh builds of the tree on disk ----------------
@@ -143,9 +185,24 @@ def fresh_build(root: Path) -> TaskIndex:
     return TaskIndex.build(TaskRepository(root).scan().tasks())
 
 
-def entered(before: TaskIndex, after: TaskIndex, flag: str) -> list[str]:
-    was = {i for i in before.ids() if getattr(before.facts(i), flag)}
-    return sorted(i for i in after.ids() if getattr(after.facts(i), flag) and i not in was)
+def ready(index: TaskIndex) -> set[str]:
+    return {i for i in index.ids() if index.facts(i).is_ready}
+
+
+def readiness_delta(before: TaskIndex, after: TaskIndex) -> dict[str, list[str]]:
+    """The deltas an oracle sees between two fresh builds."""
+    old, new = ready(before), ready(after)
+    existed = set(before.ids())
+    return {
+        "became_ready": sorted((new - old) & existed),
+        "no_longer_ready": sorted(old - new),
+        "created": sorted(set(after.ids()) - existed),
+    }
+
+
+def reported(data: dict[str, Any]) -> dict[str, list[str]]:
+    return {key: sorted(row["task_id"] for row in data[key]) for key in
+            ("became_ready", "no_longer_ready", "created")}  # fmt: skip
 
 
 async def check_writes(root: Path, sequence: list[tuple[str, dict[str, Any]]]) -> None:
@@ -156,11 +213,12 @@ async def check_writes(root: Path, sequence: list[tuple[str, dict[str, Any]]]) -
             result = await session.call_tool(tool, {k: v for k, v in args.items() if v is not None})
             after = fresh_build(root)
             if result.is_error:
-                assert entered(before, after, "is_ready") == [], (tool, args)
+                assert ready(before) == ready(after), (tool, args)
                 continue
             data = result.structured_content or {}
-            assert sorted(data["unblocked"]) == entered(before, after, "is_ready"), (tool, args)
-            assert sorted(data["became_blocked"]) == entered(before, after, "is_blocked")
+            assert reported(data) == readiness_delta(before, after), (tool, args)
+            new_ready = {row["task_id"] for row in data["created"] if row["ready"]}
+            assert new_ready == set(readiness_delta(before, after)["created"]) & ready(after)
     server.context.close()
 
 

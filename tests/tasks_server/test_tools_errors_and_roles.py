@@ -180,7 +180,7 @@ async def test_completing_the_last_open_dependency_reports_the_unblocked_task(
     client: Client,
 ) -> None:
     data = await call(client, "complete_task", task_id="wx-2399d29d", force=True)
-    assert "wx-ec7ac8ad" in data["unblocked"]
+    assert "wx-ec7ac8ad" in [row["task_id"] for row in data["became_ready"]]
     ready = {t["id"] for t in (await call(client, "get_ready_tasks"))["tasks"]}
     assert "wx-ec7ac8ad" in ready
 
