@@ -108,6 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_port, default=8765)
     serve.add_argument("--auth-token", default=os.environ.get("TASKS_SERVER_TOKEN"))
     serve.add_argument("--bot", default=None, help="serve one bot alone as <bot>_server")
+    serve.add_argument(
+        "--sync", action="store_true", help="commit each write, push and fetch the upstream"
+    )
+    serve.add_argument(
+        "--sync-interval", type=float, default=5.0, help="seconds between fetches (default 5)"
+    )
     lsp = sub.add_parser("lsp", help="a language server for task files, over stdio (editors)")
     lsp.add_argument(
         "--root",

@@ -17,6 +17,7 @@ from storage.repository import mtime_of
 from storage.timestamps import utc_now
 from tasks_server.live import LiveTree
 from tasks_server.roots import is_installed_example
+from tasks_server.sync import Syncer
 from tasks_server.views import (
     BLOCKS_SHOWN,
     BriefCache,
@@ -45,6 +46,8 @@ class ServerContext:
     clock: Callable[[], datetime] = field(default=utc_now)
     read_only: bool = False
     brief_cache: BriefCache = field(default_factory=BriefCache, repr=False)
+    sync: Syncer | None = None
+    """With `serve --sync`: commits, pushes and fetches (`tasks_server.sync`)."""
 
     @classmethod
     def open(cls, root: Path, *, bots: Path | None = None, watch: bool = True) -> ServerContext:
@@ -125,5 +128,12 @@ class ServerContext:
         problems = [r.problem for r in files if r.problem is not None]
         return conflicted_file(self.live.root, problems, task_id, self.live.repository.max_bytes)
 
+    def start_sync(self, interval: float) -> None:
+        """Keep the clone in step with its upstream from now on (`serve --sync`)."""
+        self.sync = Syncer(self.live, interval)
+        self.sync.start()
+
     def close(self) -> None:
+        if self.sync is not None:
+            self.sync.close()
         self.live.close()

@@ -34,6 +34,7 @@ from storage.errors import (
     PathOutsideRoot,
     StorageError,
     TaskNotFound,
+    UncommittedFile,
 )
 from tasks_server.guidance import Guidance
 
@@ -204,6 +205,7 @@ _RULES: dict[type[BaseException], Callable[[Any], ErrorInfo]] = {
     TaskNotFound: lambda exc: _info("TASK_NOT_FOUND", exc, {"task_id": shorten(exc.task_id)}),
     CycleError: lambda exc: _info("CYCLE", exc, _cycle_details(exc)),
     Conflict: lambda exc: _info("CONFLICT", exc, {"path": exc.path, "file_modified": exc.actual}),
+    UncommittedFile: lambda exc: _info("CONFLICT", exc, {"path": exc.path, "uncommitted": True}),
     ParseError: lambda exc: _info("PARSE_ERROR", exc, {"path": exc.path}),
     ConflictedFile: lambda exc: _info(
         "PARSE_ERROR", exc, {"path": exc.path, "task_id": shorten(exc.task_id), "conflicted": True}

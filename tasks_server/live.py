@@ -29,7 +29,7 @@ import os
 import select
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -152,6 +152,10 @@ def _target_stamp(path: Path) -> tuple[int, int]:
     return stat.st_mtime_ns, stat.st_size
 
 
+def _ignore(relative: str) -> None:
+    """What a recorded path is told to when nothing syncs."""
+
+
 class LiveTree:
     """One task root, loaded once and then kept fresh file by file."""
 
@@ -182,6 +186,7 @@ class LiveTree:
         self._links = set(links)
         self._thread: ThreadWatch | None = None
         self._use_cache = use_cache
+        self.on_record: Callable[[str], None] = _ignore
         if watch and self._kernel is None:
             self._start_watcher()
 
@@ -343,12 +348,15 @@ class LiveTree:
             self.generation += 1
 
     def record(self, results: Iterable[FileResult], removed_paths: Iterable[str] = ()) -> None:
-        """Apply files a tool just wrote (or moved away), without waiting for the watcher."""
+        """Apply files a tool just wrote (or moved away), without waiting for the watcher;
+        each path is also told to `on_record` (a syncing server commits them)."""
         with self.lock:
             delta = Delta()
             for result in results:
                 delta.extend(self.table.put(result))
+                self.on_record(result.path)
             for relative in removed_paths:
+                self.on_record(relative)
                 delta.extend(self.table.drop(relative))
             self._apply(delta)
 

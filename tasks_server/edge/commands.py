@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 from mcp import Client
 
+from storage.errors import StorageError
 from tasks_server.edge.http import InsecureBind, check_bind, serve_http
 from tasks_server.edge.server import create_server, serve_stdio
 from tasks_server.roles import parse_patterns
@@ -55,6 +56,13 @@ def run_serve(args: argparse.Namespace) -> int:
             return 2
     server = create_server(args.root, bot=args.bot, **_options(args))
     server.context.set_clock(args.now)
+    if getattr(args, "sync", False):
+        try:
+            server.context.start_sync(args.sync_interval)
+        except StorageError as exc:
+            print(f"--sync: {exc}", file=sys.stderr)
+            server.close()
+            return 2
     try:
         if args.transport == "http":
             serve_http(server, args.host, args.port, args.auth_token)

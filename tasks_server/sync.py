@@ -1,0 +1,182 @@
+"""`serve --sync`: the server keeps its clone in step with the branch's upstream.
+
+Each write a call makes becomes one commit of the paths it touched (`storage.gitsync`),
+authored by the call's `agent` (else the server), its message the tool and the task ids.
+Claims, releases, `claim_next` and completions are pushed before the call answers; a push
+the remote refused is fetched and replayed, and when the replay had to drop this call's own
+change (the remote changed that task file too: another agent's claim), `WriteLost` asks the
+toolset to run the call again on the tree as it now is (`claim_task` then answers CONFLICT
+with the winner, `claim_next` takes the next task). Every `interval` seconds a thread
+fetches, brings the clone up to the upstream and pushes what is left. A write to a file with
+uncommitted changes is refused (`UncommittedFile`, CONFLICT). Every git step runs under the
+tree-wide write lock, so the servers of one clone take turns.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from storage.diskblobs import blob_id
+from storage.errors import HistoryError, UncommittedFile
+from storage.gitsync import Dropped, SyncRepo, Upstream
+from tasks_server.live import LiveTree
+
+__all__ = ["DEFAULT_INTERVAL", "PUSHED_AT_ONCE", "SyncStatus", "Syncer", "WriteLost"]
+
+DEFAULT_INTERVAL = 5.0
+"""Seconds between fetches (`--sync-interval`)."""
+
+PUSHED_AT_ONCE = frozenset(
+    {"claim_task", "release_task", "claim_next", "complete_task", "complete_tasks"}
+)
+"""Tools whose writes reach the remote before the call answers; others at the next sync."""
+
+PUSH_ATTEMPTS = 20
+
+
+class WriteLost(Exception):
+    """The remote changed a file this call wrote: the call's change was dropped."""
+
+    def __init__(self, paths: list[str]) -> None:
+        super().__init__(f"the remote changed {', '.join(paths)} first")
+        self.paths = paths
+
+
+class SyncStatus(BaseModel):
+    """Where the clone stands against its upstream."""
+
+    upstream: str | None = Field(description="The upstream branch, e.g. origin/main.")
+    last_fetch: str | None = Field(description="When the last fetch ended (UTC, ISO).")
+    last_push: str | None = Field(description="When the last push landed (UTC, ISO).")
+    ahead: int = Field(description="Commits here that the upstream does not have.")
+    behind: int = Field(description="Commits of the upstream not here yet.")
+    dropped: list[str] = Field(
+        description="Changes dropped on replay, the remote's kept: 'path (commit)'."
+    )
+    kept_uncommitted: list[str] = Field(
+        description="Files with uncommitted changes a sync left as they were."
+    )
+    error: str | None = Field(description="The last sync's failure, if it failed.")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _message(tool: str, arguments: dict[str, Any], paths: list[str]) -> str:
+    ids = [arguments[k] for k in ("task_id", "parent_id") if isinstance(arguments.get(k), str)]
+    ids += [i for i in arguments.get("task_ids") or [] if isinstance(i, str)]
+    named = ids or [path.rsplit("/", 1)[-1].removesuffix(".md") for path in paths]
+    return f"{tool}: {', '.join(named[:8])}"[:200] + "\n"
+
+
+class Syncer:
+    """The sync of one server's clone: commits after writes, pushes, the fetch loop."""
+
+    def __init__(self, live: LiveTree, interval: float = DEFAULT_INTERVAL) -> None:
+        self.live = live
+        self.repo = SyncRepo(live.root)
+        self.upstream: Upstream | None = self.repo.upstream()
+        self.interval = interval
+        self.touched: list[str] = []
+        self.dropped: list[Dropped] = []
+        self.kept: list[str] = []
+        self.warnings: list[str] = []
+        self.last_fetch: str | None = None
+        self.last_push: str | None = None
+        self.error: str | None = None
+        live.on_record = self.touched.append
+        live.repository.guard = self._guard
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="tasks-sync", daemon=True)
+
+    def start(self) -> None:
+        with self.live.repository.write_lock():
+            self.sync()
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+
+    def _guard(self, relative: str, data: bytes) -> None:
+        head = self.repo.ref("HEAD")
+        known = self.repo.tree(head).get(relative) if head else None
+        if known is None or known[1] != blob_id(data, self.repo.algorithm):
+            raise UncommittedFile(relative)
+
+    def committed(self, tool: str, arguments: dict[str, Any]) -> None:
+        """Commit what the call wrote (the caller holds the write lock), and push it now
+        when the tool's writes are pushed before it answers."""
+        paths, self.touched[:] = sorted(set(self.touched)), []
+        if not paths:
+            return
+        agent = arguments.get("agent")
+        with self.repo.operation():
+            made = self.repo.commit_paths(
+                paths, _message(tool, arguments, paths), agent if isinstance(agent, str) else None
+            )
+            if made is not None and tool in PUSHED_AT_ONCE and self.upstream is not None:
+                self._push_until_landed(self.upstream, set(paths))
+
+    def _push_until_landed(self, upstream: Upstream, mine: set[str]) -> None:
+        for _ in range(PUSH_ATTEMPTS):
+            head = self.repo.ref("HEAD")
+            if head is None or self.repo.push(upstream, head):
+                self.last_push = _now()
+                return
+            lost = [d.path for d in self._catch_up(upstream) if d.path in mine]
+            if lost:
+                raise WriteLost(lost)
+        raise HistoryError("git push: the remote kept moving")
+
+    def _catch_up(self, upstream: Upstream) -> list[Dropped]:
+        self.repo.fetch(upstream)
+        self.last_fetch = _now()
+        done = self.repo.integrate(upstream)
+        self.dropped = [*self.dropped, *done.dropped][-20:]
+        self.kept = done.kept
+        self.warnings += [f"sync dropped a change to {d.path} ({d.commit})" for d in done.dropped]
+        return done.dropped
+
+    def sync(self) -> None:
+        """One round (under the write lock): fetch, catch up, push what is left."""
+        if self.upstream is None:
+            return
+        try:
+            with self.repo.operation():
+                self._catch_up(self.upstream)
+                ahead, _ = self.repo.counts(self.upstream)
+                head = self.repo.ref("HEAD")
+                if ahead and head is not None and self.repo.push(self.upstream, head):
+                    self.last_push = _now()
+            self.error = None
+        except (HistoryError, OSError) as exc:
+            self.error = str(exc)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            with self.live.repository.write_lock():
+                self.sync()
+
+    def take_warnings(self) -> list[str]:
+        """What the sync dropped since the last answer (told once)."""
+        taken, self.warnings = self.warnings, []
+        return taken
+
+    def status(self) -> SyncStatus:
+        up = self.upstream
+        ahead, behind = self.repo.counts(up) if up else (0, 0)
+        return SyncStatus(
+            upstream=up.name if up else None,
+            last_fetch=self.last_fetch,
+            last_push=self.last_push,
+            ahead=ahead,
+            behind=behind,
+            dropped=[f"{d.path} ({d.commit})" for d in self.dropped],
+            kept_uncommitted=self.kept,
+            error=self.error,
+        )

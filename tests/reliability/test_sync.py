@@ -1,0 +1,88 @@
+"""`serve --sync`: agents in separate clones share one tree through a bare remote. Real
+server processes over stdio, one per clone; every claim and completion is pushed before
+the call answers, and a person's commit reaches every server by its fetch loop."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from storage import codec
+from storage.model import Task
+from tests.gitrepo import git
+from tests.reliability.stdio import ServerProcess
+from tests.reliability.test_agents import T0, in_parallel, make_tree
+
+SYNC = ("--sync", "--sync-interval", "0.2")
+
+
+def make_remote(tmp_path: Path, count: int) -> tuple[Path, list[str]]:
+    """A bare remote holding `count` ready tasks."""
+    remote, seed = tmp_path / "remote.git", tmp_path / "seed"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(tmp_path, "clone", "-q", str(remote), str(seed))
+    ids = make_tree(seed, count)
+    (seed / ".gitignore").write_text(".tasks-index/\n")
+    git(seed, "add", ".")
+    git(seed, "commit", "-q", "-m", "the tree")
+    git(seed, "push", "-q", "origin", "HEAD:main")
+    return remote, ids
+
+
+def clone(tmp_path: Path, remote: Path, name: str) -> Path:
+    git(tmp_path, "clone", "-q", str(remote), str(tmp_path / name))
+    return tmp_path / name
+
+
+def drain_and_complete(server: ServerProcess, agent: str) -> list[str]:
+    """claim_next then complete_task until nothing is left: the ids this agent did."""
+    done: list[str] = []
+    while True:
+        answer = server.call("claim_next", agent=agent, lease_seconds=600)
+        assert "error" not in answer, answer
+        if answer["claimed"] is None:
+            return done
+        task_id = answer["claimed"]["id"]
+        completed = server.call("complete_task", task_id=task_id, agent=agent)
+        assert "error" not in completed, completed
+        done.append(task_id)
+
+
+def remote_tasks(tmp_path: Path, remote: Path) -> dict[str, Task]:
+    """Every task of the remote's tip, read from a fresh clone."""
+    fresh = clone(tmp_path, remote, "fresh")
+    return {
+        f.stem: codec.from_bytes(f.read_bytes(), f.name)
+        for f in (fresh / "work/tasks").glob("*.md")
+    }
+
+
+def claimers(remote: Path, task_id: str) -> set[str]:
+    """Every agent whose claim of `task_id` is in the remote's history."""
+    log = git(remote, "log", "-p", "--format=", "main", "--", f"work/tasks/{task_id}.md")
+    return {
+        line.split(":", 1)[1].strip()
+        for line in log.splitlines()
+        if line.startswith("+claimed_by:")
+    }
+
+
+@pytest.mark.deep
+def test_two_syncing_clones_complete_every_task_once_through_the_remote(tmp_path: Path) -> None:
+    remote, ids = make_remote(tmp_path, 10)
+    roots = [clone(tmp_path, remote, name) for name in ("a", "b")]
+    servers = [ServerProcess(root, now=T0, extra=SYNC) for root in roots]
+    try:
+        done = in_parallel(lambda n: drain_and_complete(servers[n], f"agent-{n}"), 2)
+        stats = servers[0].call("get_index_stats")["sync"]
+    finally:
+        for server in servers:
+            server.close()
+    assert Counter(t for won in done for t in won) == Counter(ids)
+    tasks = remote_tasks(tmp_path, remote)
+    assert {t.status for t in tasks.values()} == {"done"}
+    assert all(len(claimers(remote, task_id)) == 1 for task_id in ids)
+    assert "<<<<<<<" not in git(remote, "log", "-p", "main")
+    assert stats["upstream"] == "origin/main"
