@@ -15,7 +15,7 @@ from storage.model import KNOWN_STATUSES, KNOWN_TYPES, READY_STATUSES, Task
 from tasks_server.editor.text import REFERENCE_KEYS, Place, Token, id_tokens, place_at, token_at
 from tasks_server.editor.tree import EditorTree
 from tasks_server.findings import Problem, file_problems
-from tasks_server.guidance import blocked_sentence
+from tasks_server.task_guidance import blocked_sentence
 
 __all__ = [
     "COMPLETION_LIMIT",
