@@ -4,6 +4,7 @@ the call answers, and a person's commit reaches every server by its fetch loop."
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -86,3 +87,46 @@ def test_two_syncing_clones_complete_every_task_once_through_the_remote(tmp_path
     assert all(len(claimers(remote, task_id)) == 1 for task_id in ids)
     assert "<<<<<<<" not in git(remote, "log", "-p", "main")
     assert stats["upstream"] == "origin/main"
+
+
+def wait_for(server: ServerProcess, task_id: str, field: str, value: str) -> bool:
+    """Ask until the server's answer shows `field` == `value` (bounded: 30 s of calls)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        answer = server.call("get_task", task_id=task_id)
+        if answer.get("task", {}).get(field) == value:
+            return True
+    return False
+
+
+@pytest.mark.deep
+def test_a_persons_pushed_commit_reaches_every_syncing_server_and_uncommitted_work_survives(
+    tmp_path: Path,
+) -> None:
+    remote, ids = make_remote(tmp_path, 3)
+    roots = [clone(tmp_path, remote, name) for name in ("a", "b")]
+    draft = roots[0] / "work/tasks" / f"{ids[2]}.md"
+    draft.write_text(draft.read_text() + "My notes, not committed.\n")
+    servers = [ServerProcess(root, now=T0, extra=SYNC) for root in roots]
+    person = clone(tmp_path, remote, "person")
+    edited = person / "work/tasks" / f"{ids[0]}.md"
+    edited.write_text(edited.read_text().replace(f"Job {ids[0]}", "Renamed by a person"))
+    new = Task(id="p-new", title="Added by a person", path="", status="active", project="work")
+    (person / "work/tasks/p-new.md").write_text(codec.dumps(new))
+    status = person / "work/tasks" / f"{ids[1]}.md"
+    status.write_text(status.read_text().replace("status: active", "status: blocked"))
+    git(person, "add", ".")
+    git(person, "commit", "-q", "-m", "a person's edits")
+    git(person, "push", "-q", "origin", "HEAD:main")
+    try:
+        for server in servers:
+            assert wait_for(server, ids[0], "title", "Renamed by a person")
+            assert wait_for(server, "p-new", "title", "Added by a person")
+            assert wait_for(server, ids[1], "status", "blocked")
+        refused = servers[0].call("claim_task", task_id=ids[2], agent="a1", lease_seconds=60)
+    finally:
+        for server in servers:
+            server.close()
+    assert draft.read_text().endswith("My notes, not committed.\n")
+    assert refused["error"] == "CONFLICT"
+    assert "not committed" in refused["message"]
