@@ -47,6 +47,8 @@ class ServerContext:
     read_only: bool = False
     brief_cache: BriefCache = field(default_factory=BriefCache, repr=False)
     sync: Syncer | None = None
+    lost_races: int = 0
+    """How many times this call's write was taken first at the remote (`serve --sync`)."""
     """With `serve --sync`: commits, pushes and fetches (`tasks_server.sync`)."""
 
     @classmethod

@@ -155,7 +155,8 @@ class Toolset:
         """The call's data; with `serve --sync`, run again on the tree as the remote left
         it when the remote took this call's change first (`sync.WriteLost`)."""
         sync = self.context.sync
-        for _ in range(PUSH_ATTEMPTS if sync is not None else 1):
+        for attempt in range(PUSH_ATTEMPTS if sync is not None else 1):
+            self.context.lost_races = attempt
             try:
                 data = self._once(name, spec, args, arguments)
             except WriteLost as lost:
