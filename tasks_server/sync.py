@@ -14,7 +14,10 @@ tree-wide write lock, so the servers of one clone take turns.
 
 from __future__ import annotations
 
+import itertools
+import random
 import threading
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -36,6 +39,10 @@ PUSHED_AT_ONCE = frozenset(
 """Tools whose writes reach the remote before the call answers; others at the next sync."""
 
 PUSH_ATTEMPTS = 20
+"""How many times a call whose change the remote took first runs again."""
+
+PUSH_SECONDS = 30.0
+"""How long a call keeps pushing against a remote that moves each time."""
 
 
 class WriteLost(Exception):
@@ -123,7 +130,10 @@ class Syncer:
                 self._push_until_landed(self.upstream, set(paths))
 
     def _push_until_landed(self, upstream: Upstream, mine: set[str]) -> None:
-        for _ in range(PUSH_ATTEMPTS):
+        """Push; when refused, catch up and push again (a short random pause, longer each
+        time, so pushers that keep meeting take turns) until `PUSH_SECONDS` have passed."""
+        deadline = time.monotonic() + PUSH_SECONDS
+        for attempt in itertools.count():
             head = self.repo.ref("HEAD")
             if head is None or self.repo.push(upstream, head):
                 self.last_push = _now()
@@ -131,7 +141,10 @@ class Syncer:
             lost = [d.path for d in self._catch_up(upstream) if d.path in mine]
             if lost:
                 raise WriteLost(lost)
-        raise HistoryError("git push: the remote kept moving")
+            if time.monotonic() > deadline:
+                break
+            time.sleep(random.uniform(0, 0.02 * min(attempt + 1, 10)))
+        raise HistoryError("git push: the remote kept moving; the commit is pushed at the next sync")
 
     def _catch_up(self, upstream: Upstream) -> list[Dropped]:
         self.repo.fetch(upstream)

@@ -130,3 +130,40 @@ def test_a_persons_pushed_commit_reaches_every_syncing_server_and_uncommitted_wo
     assert draft.read_text().endswith("My notes, not committed.\n")
     assert refused["error"] == "CONFLICT"
     assert "not committed" in refused["message"]
+
+
+def listed(server: ServerProcess) -> list[tuple[str, str, str | None]]:
+    """list_tasks as (id, status, claimed_by), every task."""
+    answer = server.call("list_tasks", limit=500, fields="full")
+    return [(t["id"], t["status"], t.get("claimed_by")) for t in answer["tasks"]]
+
+
+def settles_on(server: ServerProcess, expected: list[tuple[str, str, str | None]]) -> bool:
+    """Ask until the server lists `expected` (bounded: 30 s of calls)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if listed(server) == expected:
+            return True
+    return False
+
+
+@pytest.mark.deep
+def test_six_agents_in_three_clones_complete_120_tasks_once_through_the_remote(
+    tmp_path: Path,
+) -> None:
+    remote, ids = make_remote(tmp_path, 120)
+    roots = [clone(tmp_path, remote, name) for name in ("a", "b", "c")]
+    servers = [ServerProcess(root, now=T0, extra=SYNC) for root in roots for _ in range(2)]
+    try:
+        done = in_parallel(lambda n: drain_and_complete(servers[n], f"agent-{n}"), 6)
+        tasks = remote_tasks(tmp_path, remote)
+        with ServerProcess(tmp_path / "fresh", now=T0) as fresh:
+            expected = listed(fresh)
+        assert all(settles_on(server, expected) for server in servers)
+    finally:
+        for server in servers:
+            server.close()
+    assert Counter(t for won in done for t in won) == Counter(ids)
+    assert {t.status for t in tasks.values()} == {"done"}
+    assert all(len(claimers(remote, task_id)) == 1 for task_id in ids)
+    assert "<<<<<<<" not in git(remote, "log", "-p", "main")
