@@ -40,7 +40,7 @@ Entry = tuple[str, str]
 
 _NULL = "0" * 40
 _AUTHOR = re.compile(rb"^author (.*) <(.*)> (\d+ [+-]\d{4})$", re.M)
-_BUSY, _MOVE = "tasks-sync-busy", "tasks-sync-move"
+_BUSY, _MOVE, _PATHS = "tasks-sync-busy", "tasks-sync-move", "tasks-sync-paths"
 _SERVER = ("tasks-server", "tasks-server@localhost")
 
 
@@ -219,8 +219,27 @@ class SyncRepo:
         commit = self._commit_over(head, changes, message, who)
         if commit is not None:
             self.git(["update-ref", "HEAD", commit, head])
-            self._set_index(changes)
+        self._set_index(changes)  # also when a killed commit had moved the branch already
+        (self.git_dir / _PATHS).unlink(missing_ok=True)
         return commit
+
+    def intend(self, relative: str) -> None:
+        """Note, durably, that the file at `relative` is about to be written: a process
+        killed before its commit leaves the note, and the next commit takes the file in."""
+        fd = os.open(self.git_dir / _PATHS, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, relative.encode("utf-8", "surrogateescape") + b"\0")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def intended(self) -> list[str]:
+        """The paths noted by `intend` and not committed since."""
+        try:
+            noted = (self.git_dir / _PATHS).read_bytes()
+        except FileNotFoundError:
+            return []
+        return [p.decode("utf-8", "surrogateescape") for p in noted.split(b"\0") if p]
 
     def _stored(self, relative: str) -> Entry | None:
         try:

@@ -95,9 +95,9 @@ class TaskRepository:
         self.scope = TaskScope(self.root, exclude, max_bytes)
         self._root_str = str(self.root)
         self.journal = Journal(self.root)
-        self.guard: Callable[[str, bytes], None] | None = None
-        """Asked before a file is changed or moved away, with its path and the bytes read
-        (may refuse: a syncing server refuses a file with uncommitted changes)."""
+        self.guard: Callable[[str, bytes | None], None] | None = None
+        """Asked before a file is created (None), changed or moved away (the bytes read),
+        with its path; may refuse (a syncing server refuses uncommitted changes)."""
         if self.root.is_dir():
             self.recover()
             self.sweep()
@@ -175,6 +175,8 @@ class TaskRepository:
         """Write a new task file (never over an existing one)."""
         self.recover()
         relative, data, written = self._new_file(task)
+        if self.guard is not None:
+            self.guard(relative, None)
         return self._create_one(JournalWrite(relative, data), written)
 
     def _new_file(self, task: Task) -> tuple[str, bytes, Task]:
@@ -312,6 +314,8 @@ class TaskRepository:
         relative, data, written = self._new_file(task)
         if os.path.lexists(inside_root(self.root, relative)):
             raise AlreadyExists(relative)
+        if self.guard is not None:
+            self.guard(relative, None)
         return JournalWrite(relative, data), written
 
     def _updated(

@@ -109,16 +109,22 @@ class Syncer:
     def close(self) -> None:
         self._stop.set()
 
-    def _guard(self, relative: str, data: bytes) -> None:
-        head = self.repo.ref("HEAD")
-        known = self.repo.tree(head).get(relative) if head else None
-        if known is None or known[1] != blob_id(data, self.repo.algorithm):
-            raise UncommittedFile(relative)
+    def _guard(self, relative: str, data: bytes | None) -> None:
+        """Before the server writes `relative` (read as `data`; None: a new file): a file
+        whose content is not its last commit's is the person's work, CONFLICT; else the
+        write is noted (`intend`), so a kill before its commit loses nothing."""
+        if data is not None:
+            head = self.repo.ref("HEAD")
+            known = self.repo.tree(head).get(relative) if head else None
+            if known is None or known[1] != blob_id(data, self.repo.algorithm):
+                raise UncommittedFile(relative)
+        self.repo.intend(relative)
 
     def committed(self, tool: str, arguments: dict[str, Any]) -> None:
         """Commit what the call wrote (the caller holds the write lock), and push it now
         when the tool's writes are pushed before it answers."""
-        paths, self.touched[:] = sorted(set(self.touched)), []
+        paths = sorted({*self.touched, *self.repo.intended()})
+        self.touched[:] = []
         if not paths:
             return
         agent = arguments.get("agent")
@@ -161,6 +167,8 @@ class Syncer:
             return
         try:
             with self.repo.operation():
+                if noted := self.repo.intended():  # a write a killed server did not commit
+                    self.repo.commit_paths(noted, "recover: a write left uncommitted\n", None)
                 self._catch_up(self.upstream)
                 ahead, _ = self.repo.counts(self.upstream)
                 head = self.repo.ref("HEAD")

@@ -4,6 +4,7 @@ the call answers, and a person's commit reaches every server by its fetch loop."
 
 from __future__ import annotations
 
+import random
 import time
 from collections import Counter
 from pathlib import Path
@@ -166,4 +167,39 @@ def test_six_agents_in_three_clones_complete_120_tasks_once_through_the_remote(
     assert Counter(t for won in done for t in won) == Counter(ids)
     assert {t.status for t in tasks.values()} == {"done"}
     assert all(len(claimers(remote, task_id)) == 1 for task_id in ids)
+    assert "<<<<<<<" not in git(remote, "log", "-p", "main")
+
+
+def synced_cleanly(server: ServerProcess) -> bool:
+    """Ask until the server's sync reports no error and nothing ahead or behind (30 s)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        sync = server.call("get_index_stats")["sync"]
+        if sync["error"] is None and sync["ahead"] == 0 and sync["behind"] == 0:
+            return True
+    return False
+
+
+@pytest.mark.deep
+def test_a_sync_server_killed_during_pushes_and_replays_leaves_a_clone_a_restart_syncs(
+    tmp_path: Path,
+) -> None:
+    remote, ids = make_remote(tmp_path, 40)
+    victim, rival_root = clone(tmp_path, remote, "a"), clone(tmp_path, remote, "b")
+    rng = random.Random(36)
+    with ServerProcess(rival_root, now=T0, extra=SYNC) as rival:
+        rival.start_call("claim_next", {"agent": "rival", "lease_seconds": 600})
+        for round_ in range(8):
+            server = ServerProcess(victim, now=T0, extra=SYNC)
+            server.start_call("claim_next", {"agent": f"victim-{round_}", "lease_seconds": 600})
+            rival.call("claim_next", agent="rival", lease_seconds=600)  # the remote moves
+            time.sleep(rng.uniform(0, 0.15))  # the random kill point, not a wait for anything
+            server.kill()
+    with ServerProcess(victim, now=T0, extra=SYNC) as restarted:
+        assert synced_cleanly(restarted)
+        assert "error" not in restarted.call("claim_next", agent="after", lease_seconds=600)
+        assert synced_cleanly(restarted)
+    assert git(victim, "status", "--porcelain") == ""
+    assert not list((victim / ".git").rglob("*.lock"))
+    assert all(len(claimers(remote, task_id)) <= 1 for task_id in ids)
     assert "<<<<<<<" not in git(remote, "log", "-p", "main")
