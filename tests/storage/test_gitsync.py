@@ -103,3 +103,31 @@ def test_a_move_killed_half_way_is_finished_by_the_next_operation(tmp_path: Path
     assert "Remote edit" in (second / FILE).read_text()
     assert git(second, "status", "--porcelain") == ""
     assert not list(git_dir.glob("*.lock")) and not (git_dir / "tasks-sync-move").exists()
+
+
+def test_fetch_commit_and_push_run_no_program_the_clones_config_names(tmp_path: Path) -> None:
+    first, _ = clones(tmp_path)
+    marker = tmp_path / "ran"
+    url = str(tmp_path / "remote.git")
+    traps = {
+        f"remote.{url}.uploadpack": f"touch {marker}; git-upload-pack",
+        f"remote.{url}.receivepack": f"touch {marker}; git-receive-pack",
+        "remote.origin.uploadpack": f"touch {marker}; git-upload-pack",
+        "remote.origin.receivepack": f"touch {marker}; git-receive-pack",
+        "core.sshCommand": f"touch {marker}",
+        "credential.helper": f"!touch {marker}",
+        "commit.gpgSign": "true",
+        "gpg.program": f"touch {marker}",
+    }
+    for key, value in traps.items():
+        git(first, "config", key, value)
+    for hook in ("pre-push", "reference-transaction", "post-commit", "post-update"):
+        (first / ".git/hooks" / hook).write_text(f"#!/bin/sh\ntouch {marker}\n")
+        (first / ".git/hooks" / hook).chmod(0o755)
+    (first / FILE).write_text("---\nid: t1\ntitle: Changed\n---\n")
+    repo, upstream = opened(first)
+    commit = repo.commit_paths([FILE], "update_task: t1\n", None)
+    assert commit is not None
+    assert repo.push(upstream, commit) is True
+    assert repo.fetch(upstream) == commit
+    assert not marker.exists()
