@@ -150,7 +150,9 @@ class Syncer:
             if time.monotonic() > deadline:
                 break
             time.sleep(random.uniform(0, 0.02 * min(attempt + 1, 10)))
-        raise HistoryError("git push: the remote kept moving; the commit is pushed at the next sync")
+        raise HistoryError(
+            "git push: the remote kept moving; the commit is pushed at the next sync"
+        )
 
     def _catch_up(self, upstream: Upstream) -> list[Dropped]:
         self.repo.fetch(upstream)
