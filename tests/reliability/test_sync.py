@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -90,14 +91,20 @@ def test_two_syncing_clones_complete_every_task_once_through_the_remote(tmp_path
     assert stats["upstream"] == "origin/main"
 
 
-def wait_for(server: ServerProcess, task_id: str, field: str, value: str) -> bool:
-    """Ask until the server's answer shows `field` == `value` (bounded: 30 s of calls)."""
+def eventually(check: Callable[[], bool]) -> bool:
+    """Ask `check` until it holds (bounded: 30 s of calls, no sleep between them)."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        answer = server.call("get_task", task_id=task_id)
-        if answer.get("task", {}).get(field) == value:
+        if check():
             return True
     return False
+
+
+def wait_for(server: ServerProcess, task_id: str, field: str, value: str) -> bool:
+    """Ask until the server's answer shows `field` == `value`."""
+    return eventually(
+        lambda: server.call("get_task", task_id=task_id).get("task", {}).get(field) == value
+    )
 
 
 @pytest.mark.deep
@@ -140,12 +147,8 @@ def listed(server: ServerProcess) -> list[tuple[str, str, str | None]]:
 
 
 def settles_on(server: ServerProcess, expected: list[tuple[str, str, str | None]]) -> bool:
-    """Ask until the server lists `expected` (bounded: 30 s of calls)."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if listed(server) == expected:
-            return True
-    return False
+    """Ask until the server lists `expected`."""
+    return eventually(lambda: listed(server) == expected)
 
 
 @pytest.mark.deep
@@ -170,14 +173,14 @@ def test_six_agents_in_three_clones_complete_120_tasks_once_through_the_remote(
     assert "<<<<<<<" not in git(remote, "log", "-p", "main")
 
 
+def in_step(server: ServerProcess) -> bool:
+    sync = server.call("get_index_stats")["sync"]
+    return bool(sync["error"] is None and sync["ahead"] == 0 and sync["behind"] == 0)
+
+
 def synced_cleanly(server: ServerProcess) -> bool:
-    """Ask until the server's sync reports no error and nothing ahead or behind (30 s)."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        sync = server.call("get_index_stats")["sync"]
-        if sync["error"] is None and sync["ahead"] == 0 and sync["behind"] == 0:
-            return True
-    return False
+    """Ask until the server's sync reports no error and nothing ahead or behind."""
+    return eventually(lambda: in_step(server))
 
 
 @pytest.mark.deep
