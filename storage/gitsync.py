@@ -117,10 +117,14 @@ def _identity(name: str, email: str, date: str | None = None) -> dict[str, str]:
 class SyncRepo:
     """The clone at `root`: commits of paths, fetch, push, replay, the work tree's move."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        found = run_git(root, ["rev-parse", "--absolute-git-dir", "--show-object-format"])
-        git_dir, algorithm = found.decode().split()
+    def __init__(self, folder: Path) -> None:
+        """The clone holding `folder` (its work tree's top, or a folder inside it: paths
+        given to and answered by this class are then relative to the top)."""
+        args = ["rev-parse", "--absolute-git-dir", "--show-object-format", "--show-toplevel"]
+        git_dir, algorithm, top = run_git(folder, args).decode().strip().split("\n")
+        self.root = Path(top)
+        self.prefix = run_git(folder, ["rev-parse", "--show-prefix"]).decode().strip()
+        """Where `folder` is under the top, with a trailing slash ('' at the top)."""
         self.git_dir, self.algorithm = Path(git_dir), algorithm
         self._remote = remote_overrides(user_settings())
         self._trees: dict[str, dict[str, Entry]] = {}

@@ -96,7 +96,7 @@ class Syncer:
         self.last_fetch: str | None = None
         self.last_push: str | None = None
         self.error: str | None = None
-        live.on_record = self.touched.append
+        live.on_record = self._touch
         live.repository.guard = self._guard
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="tasks-sync", daemon=True)
@@ -109,10 +109,14 @@ class Syncer:
     def close(self) -> None:
         self._stop.set()
 
+    def _touch(self, relative: str) -> None:
+        self.touched.append(self.repo.prefix + relative)
+
     def _guard(self, relative: str, data: bytes | None) -> None:
         """Before the server writes `relative` (read as `data`; None: a new file): a file
         whose content is not its last commit's is the person's work, CONFLICT; else the
         write is noted (`intend`), so a kill before its commit loses nothing."""
+        relative = self.repo.prefix + relative
         if data is not None:
             head = self.repo.ref("HEAD")
             known = self.repo.tree(head).get(relative) if head else None

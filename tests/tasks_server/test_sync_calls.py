@@ -1,0 +1,111 @@
+"""`serve --sync` in process: a call's write is a commit pushed before the answer, in a tree
+that is a folder of the clone; what the sync cannot serve is said at once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from storage import codec
+from storage.model import Task
+from tasks_server.toolset import open_toolset
+from tests.gitrepo import git
+
+TASK = "job-1"
+
+
+def clone_with_tree(tmp_path: Path, folder: str) -> tuple[Path, Path]:
+    """A bare remote and a clone of it whose task tree is `folder` inside the clone."""
+    remote, work = tmp_path / "remote.git", tmp_path / "work"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(tmp_path, "clone", "-q", str(remote), str(work))
+    tasks = work / folder / "work" / "tasks"
+    tasks.mkdir(parents=True)
+    task = Task(id=TASK, title="Job", path="", status="active", project="work")
+    (tasks / f"{TASK}.md").write_text(codec.dumps(task))
+    (work / ".gitignore").write_text(".tasks-index/\n")
+    git(work, "add", ".")
+    git(work, "commit", "-q", "-m", "tree")
+    git(work, "push", "-q", "origin", "HEAD:main")
+    return remote, work / folder
+
+
+def test_a_claim_in_a_tree_inside_the_clone_is_pushed_before_the_answer(tmp_path: Path) -> None:
+    remote, root = clone_with_tree(tmp_path, "plans")
+    toolset = open_toolset(root, watch=False)
+    toolset.context.start_sync(3600)
+    try:
+        answer = toolset.run("claim_task", {"task_id": TASK, "agent": "w1", "lease_seconds": 60})
+        stats = toolset.run("get_index_stats", {}).data["sync"]
+    finally:
+        toolset.context.close()
+    assert answer.is_error is False
+    assert git(remote, "log", "-1", "--format=%an|%s", "main") == "w1|claim_task: job-1"
+    shown = git(remote, "show", f"main:plans/work/tasks/{TASK}.md")
+    assert "claimed_by: w1" in shown
+    assert (stats["upstream"], stats["ahead"], stats["behind"]) == ("origin/main", 0, 0)
+    assert git(root.parent, "status", "--porcelain") == ""
+
+
+def test_a_clone_without_an_upstream_is_served_and_says_it_has_none(tmp_path: Path) -> None:
+    _, root = clone_with_tree(tmp_path, "plans")
+    git(root, "branch", "--unset-upstream")
+    toolset = open_toolset(root, watch=False)
+    toolset.context.start_sync(3600)
+    try:
+        answer = toolset.run("claim_task", {"task_id": TASK, "agent": "w1", "lease_seconds": 60})
+        stats = toolset.run("get_index_stats", {}).data["sync"]
+    finally:
+        toolset.context.close()
+    assert answer.is_error is False
+    assert stats["upstream"] is None
+    assert git(root, "log", "-1", "--format=%s") == "claim_task: job-1"
+
+
+def test_serve_sync_outside_a_git_clone_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "tasks").mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "tasks_server", "serve", "--root", str(tmp_path), "--sync"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("--sync: ")
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_claim_the_remote_took_first_is_conflict_and_claim_next_takes_another(
+    tmp_path: Path,
+) -> None:
+    remote, first = clone_with_tree(tmp_path, "plans")
+    other = Task(id="job-2", title="Other", path="", status="active", project="work")
+    (first / "work/tasks/job-2.md").write_text(codec.dumps(other))
+    git(first.parent, "add", ".")
+    git(first.parent, "commit", "-q", "-m", "a second task")
+    git(first.parent, "push", "-q", "origin", "HEAD:main")
+    git(tmp_path, "clone", "-q", str(remote), str(tmp_path / "second"))
+    toolsets = [
+        open_toolset(root / "plans", watch=False) for root in (first.parent, tmp_path / "second")
+    ]
+    for toolset in toolsets:
+        toolset.context.start_sync(3600)  # both clones have seen the tree as it is now
+    try:
+        claim = {"task_id": TASK, "lease_seconds": 600}
+        won = toolsets[0].run("claim_task", {**claim, "agent": "a1"})
+        lost = toolsets[1].run("claim_task", {**claim, "agent": "b1"})
+        taken = toolsets[1].run("claim_next", {"agent": "b1", "lease_seconds": 600})
+        stats = toolsets[1].run("get_index_stats", {}).data["sync"]
+    finally:
+        for toolset in toolsets:
+            toolset.context.close()
+    assert won.is_error is False
+    assert lost.data["error"]["code"] == "CONFLICT"
+    assert lost.data["error"]["details"]["claimed_by"] == "a1"
+    assert taken.data["claimed"]["id"] == "job-2"
+    assert any("sync dropped" in w for w in taken.data["guidance"]["warnings"])
+    assert stats["dropped"] == ["plans/work/tasks/job-1.md (claim_task: job-1)"]
+    shown = git(remote, "show", "main:plans/work/tasks/job-1.md")
+    assert "claimed_by: a1" in shown and "<<<<<<<" not in shown
