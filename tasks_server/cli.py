@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
+from storage.errors import StorageError
 from storage.timestamps import parse_timestamp
 from tasks_server import roots, version
 from tasks_server.human import terminal
@@ -126,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     _server_options(call)
     call.add_argument("tool")
     call.add_argument("--args", default="{}", help="JSON object of arguments")
+    call.add_argument(
+        "--sync", action="store_true", help="fetch first, commit the write and push it"
+    )
     _add_views(sub)
     _add_import_export(sub)
     init = sub.add_parser("init", help="copy the bundled example into DIR, a tree you can change")
@@ -233,7 +237,11 @@ def _run_call(args: argparse.Namespace) -> int:
         print(f"tasks-server call: {exc}", file=sys.stderr)
         return 2
     with terminal.working(f"{args.tool} on {args.root}"):
-        ok, data = call_tool(args, args.tool, arguments)
+        try:
+            ok, data = call_tool(args, args.tool, arguments)
+        except StorageError as exc:  # --sync outside a clone
+            print(f"tasks-server call: {exc}", file=sys.stderr)
+            return 2
     print(json.dumps(data, indent=2, ensure_ascii=False))
     return 0 if ok else 1
 

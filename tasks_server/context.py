@@ -130,10 +130,11 @@ class ServerContext:
         problems = [r.problem for r in files if r.problem is not None]
         return conflicted_file(self.live.root, problems, task_id, self.live.repository.max_bytes)
 
-    def start_sync(self, interval: float) -> None:
-        """Keep the clone in step with its upstream from now on (`serve --sync`)."""
+    def start_sync(self, interval: float, *, loop: bool = True) -> None:
+        """Keep the clone in step with its upstream from now on (`serve --sync`; without
+        `loop`, only at the start and when asked: `call --sync`)."""
         self.sync = Syncer(self.live, interval)
-        self.sync.start()
+        self.sync.start(loop=loop)
 
     def close(self) -> None:
         if self.sync is not None:

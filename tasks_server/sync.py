@@ -101,10 +101,17 @@ class Syncer:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="tasks-sync", daemon=True)
 
-    def start(self) -> None:
+    def start(self, *, loop: bool = True) -> None:
+        """One round now (the clone up to the upstream before the first call), then one
+        every `interval` seconds on a thread (`loop`)."""
+        self.round()
+        if loop:
+            self._thread.start()
+
+    def round(self) -> None:
+        """One round under the tree's write lock."""
         with self.live.repository.write_lock():
             self.sync()
-        self._thread.start()
 
     def close(self) -> None:
         self._stop.set()
@@ -186,8 +193,7 @@ class Syncer:
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
-            with self.live.repository.write_lock():
-                self.sync()
+            self.round()
 
     def take_warnings(self) -> list[str]:
         """What the sync dropped since the last answer (told once)."""

@@ -30,8 +30,14 @@ async def _call(
     server = create_server(args.root, watch=False, **_options(args))
     server.context.set_clock(args.now)
     try:
+        if getattr(
+            args, "sync", False
+        ):  # fetched first; the call's commit pushed after (one round)
+            server.context.start_sync(0, loop=False)
         async with Client(server) as client:
             result = await client.call_tool(tool, arguments)
+        if server.context.sync is not None:
+            server.context.sync.round()
     finally:
         server.close()
     if result.is_error:

@@ -109,3 +109,20 @@ def test_a_claim_the_remote_took_first_is_conflict_and_claim_next_takes_another(
     assert stats["dropped"] == ["plans/work/tasks/job-1.md (claim_task: job-1)"]
     shown = git(remote, "show", "main:plans/work/tasks/job-1.md")
     assert "claimed_by: a1" in shown and "<<<<<<<" not in shown
+
+
+def test_call_with_sync_commits_and_pushes_a_write_that_waits_for_the_next_round(
+    tmp_path: Path,
+) -> None:
+    remote, root = clone_with_tree(tmp_path, "plans")
+    arguments = '{"task_id": "job-1", "title": "Renamed from the CLI"}'
+    command = ["-m", "tasks_server", "call", "update_task", "--root", str(root), "--sync"]
+    done = subprocess.run(
+        [sys.executable, *command, "--args", arguments],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Renamed from the CLI" in git(remote, "show", f"main:plans/work/tasks/{TASK}.md")
+    assert git(remote, "log", "-1", "--format=%an|%s", "main") == "tasks-server|update_task: job-1"
