@@ -165,6 +165,8 @@ RECOVERY: dict[str, tuple[str, list[str]]] = {  # `{tool}` stands for the tool c
                           ["{tool}", "get_index_stats"]),
     "IO_ERROR": ("Check the tree can be read and written (disk, permissions), then call "
                  "{tool} again", ["{tool}", "get_index_stats"]),
+    "SYNC_FAILED": ("The write is committed in this clone and pushed at the next sync; call "
+                    "get_index_stats to see sync.error", ["get_index_stats"]),
     "INTERNAL_ERROR": ("Retry once; if it repeats, call rebuild_index",
                        ["{tool}", "rebuild_index", "get_index_stats"]),
 }  # fmt: skip

@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from storage.diskblobs import blob_id
 from storage.errors import HistoryError, UncommittedFile
 from storage.gitsync import Dropped, SyncRepo, Upstream
+from tasks_server.errors import ToolFailure
 from tasks_server.live import LiveTree
 
 __all__ = ["DEFAULT_INTERVAL", "PUSHED_AT_ONCE", "SyncStatus", "Syncer", "WriteLost"]
@@ -144,7 +145,11 @@ class Syncer:
                 paths, _message(tool, arguments, paths), agent if isinstance(agent, str) else None
             )
             if made is not None and tool in PUSHED_AT_ONCE and self.upstream is not None:
-                self._push_until_landed(self.upstream, set(paths))
+                try:
+                    self._push_until_landed(self.upstream, set(paths))
+                except HistoryError as exc:
+                    self.error = str(exc)
+                    raise ToolFailure("SYNC_FAILED", f"{tool}: not pushed: {exc}") from exc
 
     def _push_until_landed(self, upstream: Upstream, mine: set[str]) -> None:
         """Push; when refused, catch up and push again (a short random pause, longer each

@@ -126,3 +126,46 @@ def test_call_with_sync_commits_and_pushes_a_write_that_waits_for_the_next_round
     assert done.returncode == 0, done.stderr
     assert "Renamed from the CLI" in git(remote, "show", f"main:plans/work/tasks/{TASK}.md")
     assert git(remote, "log", "-1", "--format=%an|%s", "main") == "tasks-server|update_task: job-1"
+
+
+def test_a_claim_whose_push_fails_is_sync_failed_and_stays_committed_here(
+    tmp_path: Path,
+) -> None:
+    _, root = clone_with_tree(tmp_path, "plans")
+    git(root, "remote", "set-url", "origin", str(tmp_path / "gone.git"))
+    toolset = open_toolset(root, watch=False)
+    toolset.context.start_sync(3600)  # its first fetch fails: served all the same
+    try:
+        answer = toolset.run("claim_task", {"task_id": TASK, "agent": "w1", "lease_seconds": 60})
+        stats = toolset.run("get_index_stats", {}).data["sync"]
+    finally:
+        toolset.context.close()
+    assert answer.data["error"]["code"] == "SYNC_FAILED"
+    assert "get_index_stats" in answer.data["guidance"]["next_action"]
+    assert stats["error"] is not None and stats["ahead"] == 1
+    assert git(root, "log", "-1", "--format=%s") == "claim_task: job-1"
+
+
+def test_a_file_with_uncommitted_changes_is_conflict_and_survives_a_round(
+    tmp_path: Path,
+) -> None:
+    remote, root = clone_with_tree(tmp_path, "plans")
+    path = root / "work/tasks" / f"{TASK}.md"
+    mine = path.read_text() + "My notes, not committed.\n"
+    path.write_text(mine)
+    git(tmp_path, "clone", "-q", str(remote), str(tmp_path / "person"))
+    theirs = tmp_path / "person/plans/work/tasks" / f"{TASK}.md"
+    theirs.write_text(theirs.read_text().replace("title: Job", "title: Theirs"))
+    git(tmp_path / "person", "commit", "-qam", "their edit")
+    git(tmp_path / "person", "push", "-q", "origin", "HEAD:main")
+    toolset = open_toolset(root, watch=False)
+    toolset.context.start_sync(3600)
+    try:
+        answer = toolset.run("claim_task", {"task_id": TASK, "agent": "w1", "lease_seconds": 60})
+        stats = toolset.run("get_index_stats", {}).data["sync"]
+    finally:
+        toolset.context.close()
+    assert answer.data["error"]["code"] == "CONFLICT"
+    assert answer.data["error"]["details"]["uncommitted"] is True
+    assert path.read_text() == mine
+    assert stats["kept_uncommitted"] == [f"plans/work/tasks/{TASK}.md"]
