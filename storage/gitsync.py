@@ -305,7 +305,9 @@ class SyncRepo:
         return base == commit
 
     def _replay(self, onto: str, head: str, done: Integrated) -> str:
-        commits = self.git(["rev-list", "--reverse", "--no-merges", f"{onto}..{head}"]).split()
+        if self.git(["rev-list", "--merges", f"{onto}..{head}"]).strip():
+            raise HistoryError("a merge commit is not on the upstream yet: push it yourself")
+        commits = self.git(["rev-list", "--reverse", f"{onto}..{head}"]).split()
         tip = onto
         for commit in (c.decode() for c in commits):
             tip = self._replay_one(tip, commit, done)

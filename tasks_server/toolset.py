@@ -156,9 +156,8 @@ class Toolset:
         it when the remote took this call's change first (`sync.WriteLost`)."""
         sync = self.context.sync
         for attempt in range(PUSH_ATTEMPTS if sync is not None else 1):
-            self.context.lost_races = attempt
             try:
-                data = self._once(name, spec, args, arguments)
+                data = self._once(name, spec, args, arguments, attempt)
             except WriteLost as lost:
                 last = lost
                 continue
@@ -168,10 +167,11 @@ class Toolset:
         raise ToolFailure("CONFLICT", f"{name}: {last}")
 
     def _once(
-        self, name: str, spec: ToolSpec, args: Any, arguments: dict[str, Any]
+        self, name: str, spec: ToolSpec, args: Any, arguments: dict[str, Any], lost: int = 0
     ) -> dict[str, Any]:
         writes = not spec.hints.read_only  # checks and write under the tree's write lock
         with self.context.live.snapshot(write=writes):  # every finished change is in it
+            self.context.lost_races = lost  # read by claim_next, under the same locks
             self._check_project(spec, args)
             try:
                 output = spec.handler(self.context, args)

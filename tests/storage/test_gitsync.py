@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from storage.errors import HistoryError
 from storage.gitsync import SyncRepo, Upstream
 from tests.gitrepo import git
 
@@ -131,3 +134,24 @@ def test_fetch_commit_and_push_run_no_program_the_clones_config_names(tmp_path: 
     assert repo.push(upstream, commit) is True
     assert repo.fetch(upstream) == commit
     assert not marker.exists()
+
+
+def test_a_local_merge_commit_is_never_replayed_and_the_sync_says_why(tmp_path: Path) -> None:
+    first, second = clones(tmp_path)
+    (first / FILE).write_text("---\nid: t1\ntitle: Remote edit\n---\n")
+    git(first, "commit", "-qam", "edit")
+    git(first, "push", "-q", "origin", "HEAD:main")
+    git(second, "checkout", "-q", "-b", "side")
+    (second / OTHER).write_text("---\nid: t2\ntitle: Side\n---\n")
+    git(second, "commit", "-qam", "side")
+    git(second, "checkout", "-q", "main")
+    (second / "work/tasks/t3.md").write_text("---\nid: t3\ntitle: Three\n---\n")
+    git(second, "add", ".")
+    git(second, "commit", "-qm", "three")
+    git(second, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    repo, upstream = opened(second)
+    repo.fetch(upstream)
+    head = git(second, "rev-parse", "HEAD")
+    with pytest.raises(HistoryError, match="merge commit"):
+        repo.integrate(upstream)
+    assert git(second, "rev-parse", "HEAD") == head
