@@ -127,7 +127,6 @@ class SyncRepo:
         """Where `folder` is under the top, with a trailing slash ('' at the top)."""
         self.git_dir, self.algorithm = Path(git_dir), algorithm
         self._remote = remote_overrides(user_settings())
-        self._trees: dict[str, dict[str, Entry]] = {}
 
     def git(
         self, args: Sequence[str], stdin: bytes | None = None, ok: Sequence[int] = (0,)
@@ -156,14 +155,13 @@ class SyncRepo:
         out = run_git(self.root, ["rev-parse", "-q", "--verify", f"{name}^{{commit}}"], ok=(0, 1))
         return out.decode().strip() or None
 
-    def tree(self, commit: str) -> dict[str, Entry]:
-        """Every file of `commit`: path -> (mode, blob id); the last few kept."""
-        if commit not in self._trees:
-            if len(self._trees) > 8:
-                self._trees.clear()
-            listing = self.git(["ls-tree", "-r", "-z", "--full-tree", commit])
-            self._trees[commit] = _entries(listing)
-        return self._trees[commit]
+    def entries(self, commit: str, paths: Iterable[str]) -> dict[str, Entry]:
+        """The entries `commit` has at `paths` (path -> (mode, blob id); a path it does not
+        have is left out): one `ls-tree` of those paths, however big the tree."""
+        wanted = sorted(set(paths))
+        if not wanted:
+            return {}
+        return _entries(self.git(["ls-tree", "-z", "--full-tree", commit, "--", *wanted]))
 
     def counts(self, upstream: Upstream) -> tuple[int, int]:
         """(ahead, behind) of HEAD against the tracking ref."""
@@ -196,20 +194,19 @@ class SyncRepo:
     def _commit_over(
         self, parent: str, changes: dict[str, Entry | None], message: str, who: dict[str, str]
     ) -> str | None:
-        """A commit on `parent` with `changes`, made in a scratch index; None: no change."""
+        """A commit on `parent` with `changes`, made in a scratch index; None: no change
+        (every entry already as `parent` has it)."""
+        have = self.entries(parent, changes)
+        if all(have.get(path) == entry for path, entry in changes.items()):
+            return None
         with self._scratch_index(parent) as env:
             run_git(
                 self.root, ["update-index", "-z", "--index-info"], _index_info(changes), env=env
             )
             tree = run_git(self.root, ["write-tree"], env=env).decode().strip()
-        if tree == self._tree_id(parent):
-            return None
         args = ["commit-tree", "--no-gpg-sign", tree, "-p", parent, "-F", "-"]
         out = run_git(self.root, args, message.encode(), env=who)
         return out.decode().strip()
-
-    def _tree_id(self, commit: str) -> str:
-        return self.git(["rev-parse", f"{commit}^{{tree}}"]).decode().strip()
 
     def commit_paths(self, paths: Iterable[str], message: str, author: str | None) -> str | None:
         """Commit the files at `paths` as they are on disk, on top of HEAD, and move the
@@ -218,7 +215,9 @@ class SyncRepo:
         head = self.ref("HEAD")
         if head is None:
             raise HistoryError("the branch has no commit yet")
-        changes = {path: self._stored(path) for path in sorted(set(paths))}
+        wanted = sorted(set(paths))
+        modes = {path: entry[0] for path, entry in self.entries(head, wanted).items()}
+        changes = {path: self._stored(path, modes.get(path, "100644")) for path in wanted}
         who = _identity(author, f"{author}@tasks-server") if author else _identity(*_SERVER)
         commit = self._commit_over(head, changes, message, who)
         if commit is not None:
@@ -245,13 +244,13 @@ class SyncRepo:
             return []
         return [p.decode("utf-8", "surrogateescape") for p in noted.split(b"\0") if p]
 
-    def _stored(self, relative: str) -> Entry | None:
+    def _stored(self, relative: str, mode: str) -> Entry | None:
         try:
             data = inside_root(self.root, relative).read_bytes()
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             return None
         sha = self.git(["hash-object", "-w", "--no-filters", "--stdin"], data)
-        return ("100644", sha.decode().strip())
+        return (mode if mode == "100755" else "100644", sha.decode().strip())
 
     def _set_index(self, changes: dict[str, Entry | None]) -> None:
         """The person's index gets these entries (no other changes); a busy index (their
@@ -317,8 +316,9 @@ class SyncRepo:
         raw = self.git(["diff-tree", "-r", "-z", "--raw", "--no-renames", f"{commit}^", commit])
         body = self.git(["cat-file", "commit", commit])
         message = body.partition(b"\n\n")[2].decode("utf-8", "replace")
-        have, applied = self.tree(tip), {}
-        for path, old, new in _raw_changes(raw):
+        changes = _raw_changes(raw)
+        have, applied = self.entries(tip, (path for path, _, _ in changes)), {}
+        for path, old, new in changes:
             if have.get(path) == old:
                 applied[path] = new
             elif have.get(path) != new:

@@ -127,7 +127,7 @@ class Syncer:
         relative = self.repo.prefix + relative
         if data is not None:
             head = self.repo.ref("HEAD")
-            known = self.repo.tree(head).get(relative) if head else None
+            known = self.repo.entries(head, [relative]).get(relative) if head else None
             if known is None or known[1] != blob_id(data, self.repo.algorithm):
                 raise UncommittedFile(relative)
         self.repo.intend(relative)
@@ -155,14 +155,15 @@ class Syncer:
         """Push; when refused, catch up and push again (a short random pause, longer each
         time, so pushers that keep meeting take turns) until `PUSH_SECONDS` have passed."""
         deadline = time.monotonic() + PUSH_SECONDS
+        head = self.repo.ref("HEAD")
         for attempt in itertools.count():
-            head = self.repo.ref("HEAD")
             if head is None or self.repo.push(upstream, head):
                 self.last_push = _now()
                 return
             lost = [d.path for d in self._catch_up(upstream) if d.path in mine]
             if lost:
                 raise WriteLost(lost)
+            head = self.repo.ref("HEAD")
             if time.monotonic() > deadline:
                 break
             time.sleep(random.uniform(0, 0.02 * min(attempt + 1, 10)))
