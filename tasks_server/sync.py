@@ -97,6 +97,7 @@ class Syncer:
         self.last_fetch: str | None = None
         self.last_push: str | None = None
         self.error: str | None = None
+        self._moved = False
         live.on_record = self._touch
         live.repository.guard = self._guard
         self._stop = threading.Event()
@@ -131,6 +132,21 @@ class Syncer:
             if known is None or known[1] != blob_id(data, self.repo.algorithm):
                 raise UncommittedFile(relative)
         self.repo.intend(relative)
+
+    def before(self, tool: str) -> bool:
+        """Before a call whose write is pushed at once (the caller holds the write lock):
+        fetch and catch up, so the call decides on the remote as it is now, and a clone
+        whose own agents push one after another gets no head start over the others. True
+        when files changed (the caller refreshes its tree)."""
+        if tool not in PUSHED_AT_ONCE or self.upstream is None:
+            return False
+        try:
+            with self.repo.operation():
+                self._catch_up(self.upstream)
+                return self._moved
+        except (HistoryError, OSError) as exc:
+            self.error = str(exc)  # the push after the write says it failed
+            return False
 
     def committed(self, tool: str, arguments: dict[str, Any]) -> None:
         """Commit what the call wrote (the caller holds the write lock), and push it now
@@ -175,8 +191,9 @@ class Syncer:
         self.repo.fetch(upstream)
         self.last_fetch = _now()
         done = self.repo.integrate(upstream)
+        self._moved = done.moved
         self.dropped = [*self.dropped, *done.dropped][-20:]
-        self.kept = done.kept
+        self.kept = done.kept if done.moved else self.kept
         self.warnings += [f"sync dropped a change to {d.path} ({d.commit})" for d in done.dropped]
         return done.dropped
 

@@ -172,6 +172,8 @@ class Toolset:
         writes = not spec.hints.read_only  # checks and write under the tree's write lock
         with self.context.live.snapshot(write=writes):  # every finished change is in it
             self.context.lost_races = lost  # read by claim_next, under the same locks
+            if writes and self.context.sync is not None and self.context.sync.before(name):
+                self.context.live.refresh(thorough=True)
             self._check_project(spec, args)
             try:
                 output = spec.handler(self.context, args)

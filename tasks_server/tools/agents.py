@@ -8,6 +8,7 @@ claim) or go after the winner (a note). Leases are judged by the server's clock.
 
 from __future__ import annotations
 
+import random
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
@@ -175,12 +176,14 @@ def _release(task: Task, agent: str, now: datetime) -> Decision:
 
 
 def _after_lost_races(candidates: Iterable[str], lost: int) -> Iterator[str]:
-    """The candidates, the first `lost` moved to the end: a call run again after its claim
-    lost at the remote (`serve --sync`) steps past the task the winner's agents, taking
-    tasks in the same order, are about to take next."""
+    """The candidates, the first few moved to the end when this call runs again after its
+    claim lost at the remote (`serve --sync`): between `lost` and three times as many, drawn
+    at random, so agents in other clones, who take tasks in the same order and lost the
+    same race, spread out instead of meeting on the next task again."""
+    skip = random.randint(lost, 3 * lost)
     held: list[str] = []
     for task_id in candidates:
-        if len(held) < lost:
+        if len(held) < skip:
             held.append(task_id)
         else:
             yield task_id

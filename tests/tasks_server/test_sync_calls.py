@@ -92,6 +92,9 @@ def test_a_claim_the_remote_took_first_is_conflict_and_claim_next_takes_another(
     ]
     for toolset in toolsets:
         toolset.context.start_sync(3600)  # both clones have seen the tree as it is now
+    late = toolsets[1].context.sync
+    assert late is not None
+    late.before = lambda tool: False  # type: ignore[method-assign]  # its fetch came just before a1's push
     try:
         claim = {"task_id": TASK, "lease_seconds": 600}
         won = toolsets[0].run("claim_task", {**claim, "agent": "a1"})
