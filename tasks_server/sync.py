@@ -182,7 +182,7 @@ class Syncer:
             head = self.repo.ref("HEAD")
             if time.monotonic() > deadline:
                 break
-            time.sleep(random.uniform(0, 0.02 * min(attempt + 1, 10)))
+            time.sleep(random.uniform(0, 0.005 * min(attempt + 1, 10)))
         raise HistoryError(
             "git push: the remote kept moving; the commit is pushed at the next sync"
         )
