@@ -6,10 +6,11 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from storage import codec
 from storage.model import Task
-from tasks_server.toolset import open_toolset
+from tasks_server.toolset import Outcome, open_toolset
 from tests.gitrepo import git
 
 TASK = "job-1"
@@ -31,15 +32,21 @@ def clone_with_tree(tmp_path: Path, folder: str) -> tuple[Path, Path]:
     return remote, work / folder
 
 
-def test_a_claim_in_a_tree_inside_the_clone_is_pushed_before_the_answer(tmp_path: Path) -> None:
-    remote, root = clone_with_tree(tmp_path, "plans")
+def claim_with_sync(root: Path) -> tuple[Outcome, dict[str, Any]]:
+    """claim_task on TASK by w1 through a syncing toolset, and its sync stats after."""
     toolset = open_toolset(root, watch=False)
     toolset.context.start_sync(3600)
     try:
         answer = toolset.run("claim_task", {"task_id": TASK, "agent": "w1", "lease_seconds": 60})
-        stats = toolset.run("get_index_stats", {}).data["sync"]
+        stats: dict[str, Any] = toolset.run("get_index_stats", {}).data["sync"]
     finally:
         toolset.context.close()
+    return answer, stats
+
+
+def test_a_claim_in_a_tree_inside_the_clone_is_pushed_before_the_answer(tmp_path: Path) -> None:
+    remote, root = clone_with_tree(tmp_path, "plans")
+    answer, stats = claim_with_sync(root)
     assert answer.is_error is False
     assert git(remote, "log", "-1", "--format=%an|%s", "main") == "w1|claim_task: job-1"
     shown = git(remote, "show", f"main:plans/work/tasks/{TASK}.md")
@@ -51,13 +58,7 @@ def test_a_claim_in_a_tree_inside_the_clone_is_pushed_before_the_answer(tmp_path
 def test_a_clone_without_an_upstream_is_served_and_says_it_has_none(tmp_path: Path) -> None:
     _, root = clone_with_tree(tmp_path, "plans")
     git(root, "branch", "--unset-upstream")
-    toolset = open_toolset(root, watch=False)
-    toolset.context.start_sync(3600)
-    try:
-        answer = toolset.run("claim_task", {"task_id": TASK, "agent": "w1", "lease_seconds": 60})
-        stats = toolset.run("get_index_stats", {}).data["sync"]
-    finally:
-        toolset.context.close()
+    answer, stats = claim_with_sync(root)
     assert answer.is_error is False
     assert stats["upstream"] is None
     assert git(root, "log", "-1", "--format=%s") == "claim_task: job-1"
@@ -136,13 +137,7 @@ def test_a_claim_whose_push_fails_is_sync_failed_and_stays_committed_here(
 ) -> None:
     _, root = clone_with_tree(tmp_path, "plans")
     git(root, "remote", "set-url", "origin", str(tmp_path / "gone.git"))
-    toolset = open_toolset(root, watch=False)
-    toolset.context.start_sync(3600)  # its first fetch fails: served all the same
-    try:
-        answer = toolset.run("claim_task", {"task_id": TASK, "agent": "w1", "lease_seconds": 60})
-        stats = toolset.run("get_index_stats", {}).data["sync"]
-    finally:
-        toolset.context.close()
+    answer, stats = claim_with_sync(root)  # its first fetch fails: served all the same
     assert answer.data["error"]["code"] == "SYNC_FAILED"
     assert "get_index_stats" in answer.data["guidance"]["next_action"]
     assert stats["error"] is not None and stats["ahead"] == 1
@@ -161,13 +156,7 @@ def test_a_file_with_uncommitted_changes_is_conflict_and_survives_a_round(
     theirs.write_text(theirs.read_text().replace("title: Job", "title: Theirs"))
     git(tmp_path / "person", "commit", "-qam", "their edit")
     git(tmp_path / "person", "push", "-q", "origin", "HEAD:main")
-    toolset = open_toolset(root, watch=False)
-    toolset.context.start_sync(3600)
-    try:
-        answer = toolset.run("claim_task", {"task_id": TASK, "agent": "w1", "lease_seconds": 60})
-        stats = toolset.run("get_index_stats", {}).data["sync"]
-    finally:
-        toolset.context.close()
+    answer, stats = claim_with_sync(root)
     assert answer.data["error"]["code"] == "CONFLICT"
     assert answer.data["error"]["details"]["uncommitted"] is True
     assert path.read_text() == mine
