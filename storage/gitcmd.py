@@ -19,7 +19,12 @@ from a file inside the task tree. Two rules keep every one of them from running:
    fails instead of connecting), and only built-in commands are named (an alias never
    shadows one).
 
-`docs/security.md` lists what the server trusts in a tree and what it never runs.
+The one exception is `serve --sync` (`storage.gitsync`): its fetch and push run with
+`remote_overrides`, which allow the plain transports again and give back the person's own
+credential helpers and ssh command, read from their global and system files only; the
+remote is named by its URL and the pack programs on the command line, so no
+`remote.<x>.*` key is read. `docs/security.md` lists what the server trusts in a tree and
+what it never runs.
 """
 
 from __future__ import annotations
