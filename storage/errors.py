@@ -109,6 +109,16 @@ class Conflict(StorageError):
         self.actual = actual
 
 
+class UncommittedFile(StorageError):
+    """A write to a file the person changed and did not commit, refused while syncing."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"{path} has changes that are not committed: commit or discard them, then call again"
+        )
+        self.path = path
+
+
 class AlreadyExists(StorageError):
     def __init__(self, path: str) -> None:
         super().__init__(f"{path} already exists")

@@ -19,7 +19,12 @@ from a file inside the task tree. Two rules keep every one of them from running:
    fails instead of connecting), and only built-in commands are named (an alias never
    shadows one).
 
-`docs/security.md` lists what the server trusts in a tree and what it never runs.
+The one exception is `serve --sync` (`storage.gitsync`): its fetch and push run with
+`remote_overrides`, which allow the plain transports again and give back the person's own
+credential helpers and ssh command, read from their global and system files only; the
+remote is named by its URL and the pack programs on the command line, so no
+`remote.<x>.*` key is read. `docs/security.md` lists what the server trusts in a tree and
+what it never runs.
 """
 
 from __future__ import annotations
@@ -32,7 +37,17 @@ from pathlib import Path
 
 from storage.errors import GitMissing, HistoryError
 
-__all__ = ["DIFF_FLAGS", "ENVIRONMENT", "OVERRIDES", "TIMEOUT_SECONDS", "command", "run_git"]
+__all__ = [
+    "DIFF_FLAGS",
+    "ENVIRONMENT",
+    "OVERRIDES",
+    "REMOTE_TRANSPORTS",
+    "TIMEOUT_SECONDS",
+    "command",
+    "remote_overrides",
+    "run_git",
+    "user_settings",
+]
 
 _TRANSPORTS = ("file", "git", "ssh", "http", "https", "ftp", "ftps", "ext", "fd")
 OVERRIDES: tuple[str, ...] = (
@@ -78,32 +93,78 @@ DIFF_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-color", "-O/dev/null")
 the answer, no order file read."""
 
 
-def command(git: str, args: Sequence[str]) -> list[str]:
+REMOTE_TRANSPORTS = ("file", "ssh", "https", "http", "git")
+"""What a syncing fetch or push may use (`ext::` and `fd::` run programs: never)."""
+
+_SIGNING = ("commit.gpgSign=false", "push.gpgSign=false", "gpg.program=false")
+_USER_KEYS = r"^(credential\..*helper|core\.sshcommand)$"
+
+
+def command(git: str, args: Sequence[str], overrides: Sequence[str] = OVERRIDES) -> list[str]:
     """The argument list that runs `git ARGS` with every override before the subcommand."""
-    pinned = [part for value in OVERRIDES for part in ("-c", value)]
+    pinned = [part for value in overrides for part in ("-c", value)]
     return [git, "--no-pager", *pinned, *args]
 
 
-def _environment() -> dict[str, str]:
-    kept = {k: v for k, v in os.environ.items() if k not in _DROPPED}
-    return {**kept, **ENVIRONMENT}
+def remote_overrides(user: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """The pins of a sync's fetch and push: every local pin, the transports of
+    `REMOTE_TRANSPORTS` allowed again, and the person's own credential helpers and ssh
+    command (`user`: read from their global and system files, never the repository's)
+    given after the emptied list, so only theirs run."""
+    allowed = [f"protocol.{name}.allow=always" for name in REMOTE_TRANSPORTS]
+    kept = [value for value in OVERRIDES if value != "protocol.allow=never"]
+    own = [f"{key}={value}" for key, value in user]
+    if not any(key.lower() == "core.sshcommand" for key, _ in user):
+        own.append("core.sshCommand=ssh")  # empty would run nothing at all
+    return (*kept, *_SIGNING, "protocol.allow=never", *allowed, *own)
+
+
+def user_settings() -> list[tuple[str, str]]:
+    """The person's credential helpers and ssh command, from their global and system
+    configuration files only (`git config --global/--system`, run outside any
+    repository): a tree's own `.git/config` can name neither."""
+    found: list[tuple[str, str]] = []
+    for scope in ("--system", "--global"):
+        out = run_git(
+            Path("/"), ["config", scope, "--includes", "-z", "--get-regexp", _USER_KEYS], ok=(0, 1)
+        )
+        for item in out.decode("utf-8", "replace").split("\0"):
+            key, _, value = item.partition("\n")
+            if key:
+                found.append((key, value))
+    return found
+
+
+def _environment(extra: dict[str, str] | None = None, keep_ssh: bool = False) -> dict[str, str]:
+    dropped = [k for k in _DROPPED if not (keep_ssh and k.startswith("GIT_SSH"))]
+    kept = {k: v for k, v in os.environ.items() if k not in dropped}
+    return {**kept, **ENVIRONMENT, **(extra or {})}
 
 
 def run_git(
-    cwd: Path, args: Sequence[str], stdin: bytes | None = None, ok: Sequence[int] = (0,)
+    cwd: Path,
+    args: Sequence[str],
+    stdin: bytes | None = None,
+    ok: Sequence[int] = (0,),
+    *,
+    env: dict[str, str] | None = None,
+    overrides: Sequence[str] = OVERRIDES,
 ) -> bytes:
     """`git ARGS` in `cwd`, its output; `GitMissing` when no git is on PATH, `HistoryError`
-    (git's first line of complaint) when it fails or outlives `TIMEOUT_SECONDS`."""
+    (git's first line of complaint) when it fails or outlives `TIMEOUT_SECONDS`. `env` adds
+    variables (an index file, an author); `overrides` replaces the pins (only
+    `remote_overrides` does: the person's `GIT_SSH`/`GIT_SSH_COMMAND` then stay, their
+    environment being theirs)."""
     git = shutil.which("git")
     if git is None:
         raise GitMissing()
     try:
         done = subprocess.run(
-            command(git, args),
+            command(git, args, overrides),
             cwd=cwd,
             input=stdin,
             capture_output=True,
-            env=_environment(),
+            env=_environment(env, keep_ssh=overrides is not OVERRIDES),
             check=False,
             timeout=TIMEOUT_SECONDS,
         )

@@ -95,6 +95,9 @@ class TaskRepository:
         self.scope = TaskScope(self.root, exclude, max_bytes)
         self._root_str = str(self.root)
         self.journal = Journal(self.root)
+        self.guard: Callable[[str, bytes | None], None] | None = None
+        """Asked before a file is created (None), changed or moved away (the bytes read),
+        with its path; may refuse (a syncing server refuses uncommitted changes)."""
         if self.root.is_dir():
             self.recover()
             self.sweep()
@@ -172,6 +175,8 @@ class TaskRepository:
         """Write a new task file (never over an existing one)."""
         self.recover()
         relative, data, written = self._new_file(task)
+        if self.guard is not None:
+            self.guard(relative, None)
         return self._create_one(JournalWrite(relative, data), written)
 
     def _new_file(self, task: Task) -> tuple[str, bytes, Task]:
@@ -237,10 +242,15 @@ class TaskRepository:
         self, relative: str, seen: Seen, text: str, changes: Mapping[str, object], body: str | None
     ) -> FileResult:
         """Write `changes` (and `body`) into a locked file read as `seen` holding `text`."""
+        self._guarded(relative, text)
         data, written = checked_write(
             relative, self.max_bytes, codec.update_text(text, changes, relative, body=body)
         )
         return self._replace_one(JournalWrite(relative, data, seen), written)
+
+    def _guarded(self, relative: str, text: str) -> None:
+        if self.guard is not None:
+            self.guard(relative, text.encode("utf-8", "surrogateescape"))
 
     def _existing(self, relative: str) -> Path:
         path = inside_root(self.root, relative)
@@ -253,6 +263,8 @@ class TaskRepository:
         Durable as a one-file write is; with `expected_modified`, guarded as `update` is
         (`trash.py`)."""
         self.recover()
+        if self.guard is not None:
+            self.guard(relative, self._existing(relative).read_bytes())
         return move_to_trash(self.root, relative, self._existing(relative), expected_modified)
 
     def write_batch(
@@ -276,6 +288,7 @@ class TaskRepository:
                 path = self._existing(relative)
                 fd = stack.enter_context(locked(path))
                 seen[relative] = read_for_update(relative, path, fd, self.max_bytes)[:2]
+                self._guarded(relative, seen[relative][1])
             planned += self._updated(updates, seen)
             if len(planned) <= 1:
                 return [self._write_one(*write) for write in planned]
@@ -301,6 +314,8 @@ class TaskRepository:
         relative, data, written = self._new_file(task)
         if os.path.lexists(inside_root(self.root, relative)):
             raise AlreadyExists(relative)
+        if self.guard is not None:
+            self.guard(relative, None)
         return JournalWrite(relative, data), written
 
     def _updated(

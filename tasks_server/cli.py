@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
+from storage.errors import StorageError
 from storage.timestamps import parse_timestamp
 from tasks_server import roots, version
 from tasks_server.human import terminal
@@ -125,6 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="bearer token HTTP clients must send (default: $TASKS_SERVER_TOKEN, else none)",
     )
     serve.add_argument("--bot", default=None, help="serve one bot alone as <bot>_server")
+    serve.add_argument(
+        "--sync", action="store_true", help="commit each write, push and fetch the upstream"
+    )
+    serve.add_argument(
+        "--sync-interval", type=float, default=5.0, help="seconds between fetches (default 5)"
+    )
     lsp = sub.add_parser("lsp", help="a language server for task files, over stdio (editors)")
     lsp.add_argument(
         "--root",
@@ -137,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     _server_options(call)
     call.add_argument("tool", help="the tool's name, as `tasks-server tools` lists it")
     call.add_argument("--args", default="{}", help="JSON object of arguments")
+    call.add_argument(
+        "--sync", action="store_true", help="fetch first, commit the write and push it"
+    )
     _add_views(sub)
     _add_import_export(sub)
     _add_config(sub)
@@ -283,7 +293,11 @@ def _run_call(args: argparse.Namespace) -> int:
     from tasks_server.edge.commands import call_tool  # noqa: PLC0415 - see above
 
     with terminal.working(f"{args.tool} on {args.root}"):
-        ok, data = call_tool(args, args.tool, arguments)
+        try:
+            ok, data = call_tool(args, args.tool, arguments)
+        except StorageError as exc:  # --sync outside a clone
+            print(f"tasks-server call: {exc}", file=sys.stderr)
+            return 2
     print(json.dumps(data, indent=2, ensure_ascii=False))
     return 0 if ok else 1
 

@@ -17,6 +17,7 @@ from storage.repository import mtime_of
 from tasks_server.bots.catalog import BotCatalog
 from tasks_server.live import LiveTree
 from tasks_server.roots import is_installed_example
+from tasks_server.sync import Syncer
 from tasks_server.views import (
     BLOCKS_SHOWN,
     BriefCache,
@@ -44,6 +45,10 @@ class ServerContext:
     clock: Callable[[], datetime] = field(default=partial(datetime.now, UTC))  # no frame of ours
     read_only: bool = False
     brief_cache: BriefCache = field(default_factory=BriefCache, repr=False)
+    sync: Syncer | None = None
+    lost_races: int = 0
+    """How many times this call's write was taken first at the remote (`serve --sync`)."""
+    """With `serve --sync`: commits, pushes and fetches (`tasks_server.sync`)."""
 
     @classmethod
     def open(cls, root: Path, *, bots: Path | None = None, watch: bool = True) -> ServerContext:
@@ -120,5 +125,13 @@ class ServerContext:
         problems = [r.problem for r in files if r.problem is not None]
         return conflicted_file(self.live.root, problems, task_id, self.live.repository.max_bytes)
 
+    def start_sync(self, interval: float, *, loop: bool = True) -> None:
+        """Keep the clone in step with its upstream from now on (`serve --sync`; without
+        `loop`, only at the start and when asked: `call --sync`)."""
+        self.sync = Syncer(self.live, interval)
+        self.sync.start(loop=loop)
+
     def close(self) -> None:
+        if self.sync is not None:
+            self.sync.close()
         self.live.close()

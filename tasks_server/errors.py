@@ -34,6 +34,7 @@ from storage.errors import (
     PathOutsideRoot,
     StorageError,
     TaskNotFound,
+    UncommittedFile,
 )
 from tasks_server.guidance import Guidance
 
@@ -166,6 +167,8 @@ RECOVERY: dict[str, tuple[str, list[str]]] = {  # `{tool}` stands for the tool c
                           ["{tool}", "get_index_stats"]),
     "IO_ERROR": ("Check the tree can be read and written (disk, permissions), then call "
                  "{tool} again", ["{tool}", "get_index_stats"]),
+    "SYNC_FAILED": ("The write is committed in this clone and pushed at the next sync; call "
+                    "get_index_stats to see sync.error", ["get_index_stats"]),
     "INTERNAL_ERROR": ("Retry once; if it repeats, call rebuild_index",
                        ["{tool}", "rebuild_index", "get_index_stats"]),
 }  # fmt: skip
@@ -206,6 +209,7 @@ _RULES: dict[type[BaseException], Callable[[Any], ErrorInfo]] = {
     TaskNotFound: lambda exc: _info("TASK_NOT_FOUND", exc, {"task_id": shorten(exc.task_id)}),
     CycleError: lambda exc: _info("CYCLE", exc, _cycle_details(exc)),
     Conflict: lambda exc: _info("CONFLICT", exc, {"path": exc.path, "file_modified": exc.actual}),
+    UncommittedFile: lambda exc: _info("CONFLICT", exc, {"path": exc.path, "uncommitted": True}),
     ParseError: lambda exc: _info("PARSE_ERROR", exc, {"path": exc.path}),
     ConflictedFile: lambda exc: _info(
         "PARSE_ERROR", exc, {"path": exc.path, "task_id": shorten(exc.task_id), "conflicted": True}

@@ -29,7 +29,7 @@ import os
 import select
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -158,6 +158,10 @@ def _target_stamp(path: Path) -> tuple[int, int]:
     return stat.st_mtime_ns, stat.st_size
 
 
+def _ignore(relative: str) -> None:
+    """What a recorded path is told to when nothing syncs."""
+
+
 class LiveTree:
     """One task root, loaded once and then kept fresh file by file."""
 
@@ -190,6 +194,7 @@ class LiveTree:
         self._links = set(links)
         self._thread: ThreadWatch | None = None
         self._use_cache = use_cache
+        self.on_record: Callable[[str], None] = _ignore
         if watch and self._kernel is None:
             self._start_watcher()
 
@@ -368,14 +373,17 @@ class LiveTree:
             self.generation += 1
 
     def record(self, results: Iterable[FileResult], removed_paths: Iterable[str] = ()) -> None:
-        """Apply files a tool just wrote (or moved away), without waiting for the watcher."""
+        """Apply files a tool just wrote (or moved away), without waiting for the watcher;
+        each path is also told to `on_record` (a syncing server commits them)."""
         with self.lock:
             delta = Delta()
             for result in results:
                 self.feed.note(result.path, self.table.result(result.path))
                 delta.extend(self.table.put(result))
+                self.on_record(result.path)
             for relative in removed_paths:
                 self.feed.note(relative, self.table.result(relative))
+                self.on_record(relative)
                 delta.extend(self.table.drop(relative))
             self._apply(delta)
             self.feed.close_step(self.table.result)

@@ -42,6 +42,7 @@ from tasks_server.guidance import Guidance, for_session, guide, nearest_tools, s
 from tasks_server.listing import Listing, page
 from tasks_server.registry import ToolSpec, by_name, discover
 from tasks_server.roles import check_allowlist, tool_filter
+from tasks_server.sync import PUSH_ATTEMPTS, WriteLost
 from tasks_server.task_guidance import blocked_sentence
 
 M = TypeVar("M", bound=BaseModel)
@@ -146,22 +147,64 @@ class Toolset:
             check_sizes(arguments)
             args = spec.input_model.model_validate(arguments)
             consent = self._consent(spec, args, ask)  # asked before any lock is taken
-            writes = not spec.hints.read_only  # checks and write under the tree's write lock
-            asked = answering(consent) if consent is not None else nullcontext()
-            with self.context.live.snapshot(write=writes), asked:
-                if spec.project_arg is not None and spec.hints.read_only:
-                    self._check_project(getattr(args, spec.project_arg))
-                output = spec.handler(self.context, args)
-                if isinstance(output, Listing):
-                    output = page(self.context, name, args, output, spec.output_model)
-                data: dict[str, Any] = self._limit_guidance(output).model_dump(mode="json")
-                self._explain_blocked(args, data)
+            data = self._synced(name, spec, args, arguments, consent)
             if consent == "not_asked":
                 _warn(data, NOT_ASKED)
             text = bounded_json(data)
         except Exception as exc:
             return Outcome(self._error(name, self._named_conflict(exc)), True)
         return Outcome(data, False, text)
+
+    def _synced(
+        self,
+        name: str,
+        spec: ToolSpec,
+        args: Any,
+        arguments: dict[str, Any],
+        consent: Consent | None,
+    ) -> dict[str, Any]:
+        """The call's data; with `serve --sync`, run again on the tree as the remote left
+        it when the remote took this call's change first (`sync.WriteLost`)."""
+        sync = self.context.sync
+        for attempt in range(PUSH_ATTEMPTS if sync is not None else 1):
+            try:
+                data = self._once(name, spec, args, arguments, consent=consent, lost=attempt)
+            except WriteLost as lost:
+                last = lost
+                continue
+            if sync is not None and (warnings := sync.take_warnings()) and "guidance" in data:
+                data["guidance"]["warnings"] = [*data["guidance"].get("warnings", []), *warnings]
+            return data
+        raise ToolFailure("CONFLICT", f"{name}: {last}")
+
+    def _once(
+        self,
+        name: str,
+        spec: ToolSpec,
+        args: Any,
+        arguments: dict[str, Any],
+        *,
+        consent: Consent | None,
+        lost: int = 0,
+    ) -> dict[str, Any]:
+        writes = not spec.hints.read_only  # checks and write under the tree's write lock
+        asked = answering(consent) if consent is not None else nullcontext()
+        with self.context.live.snapshot(write=writes), asked:  # every finished change is in it
+            self.context.lost_races = lost  # read by claim_next, under the same locks
+            if writes and self.context.sync is not None and self.context.sync.before(name):
+                self.context.live.refresh(thorough=True)
+            if spec.project_arg is not None and spec.hints.read_only:
+                self._check_project(getattr(args, spec.project_arg))
+            try:
+                output = spec.handler(self.context, args)
+            finally:
+                if writes and self.context.sync is not None:
+                    self.context.sync.committed(name, arguments)
+            if isinstance(output, Listing):
+                output = page(self.context, name, args, output, spec.output_model)
+            data: dict[str, Any] = self._limit_guidance(output).model_dump(mode="json")
+            self._explain_blocked(args, data)
+        return data
 
     def _named_conflict(self, exc: Exception) -> Exception:
         """An unknown id that a conflicted file holds: that file, named as conflicted."""

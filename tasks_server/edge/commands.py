@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 from mcp import Client
 
+from storage.errors import StorageError
 from tasks_server.edge.http import InsecureBind, check_bind, serve_http
 from tasks_server.edge.server import create_server, serve_stdio
 from tasks_server.roles import parse_patterns
@@ -30,8 +31,14 @@ async def _call(
     server = create_server(args.root, watch=False, **_options(args))
     server.context.set_clock(args.now)
     try:
+        if getattr(
+            args, "sync", False
+        ):  # fetched first; the call's commit pushed after (one round)
+            server.context.start_sync(0, loop=False)
         async with Client(server) as client:
             result = await client.call_tool(tool, arguments)
+        if server.context.sync is not None:
+            server.context.sync.round()
     finally:
         server.close()
     if result.is_error:
@@ -58,6 +65,13 @@ def run_serve(args: argparse.Namespace, on_interrupt: Callable[[], object]) -> i
             return 2
     server = create_server(args.root, bot=args.bot, **_options(args))
     server.context.set_clock(args.now)
+    if getattr(args, "sync", False):
+        try:
+            server.context.start_sync(args.sync_interval)
+        except StorageError as exc:
+            print(f"--sync: {exc}", file=sys.stderr)
+            server.close()
+            return 2
     try:
         if args.transport == "http":
             serve_http(server, args.host, args.port, args.auth_token)

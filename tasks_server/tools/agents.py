@@ -8,8 +8,9 @@ claim) or go after the winner (a note). Leases are judged by the server's clock.
 
 from __future__ import annotations
 
+import random
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Annotated
@@ -144,7 +145,7 @@ def claim_next(ctx: ServerContext, args: ClaimNextInput) -> ClaimNextOutput:
     get_ready_tasks' order, and return it in full (claimed: null when none is left). A task
     another writer takes first is skipped for the next one: never CONFLICT for a race."""
     now = ctx.clock()
-    for task_id in next_candidates(ctx, args, now):
+    for task_id in _after_lost_races(next_candidates(ctx, args, now), ctx.lost_races):
         try:
             guarded_write(ctx, task_id, lambda task: _claim_ready(task, args, now))
         except (ClaimHeld, TaskNotFound):
@@ -179,6 +180,21 @@ class ReleaseTaskOutput(Envelope):
 def _release(task: Task, agent: str, now: datetime) -> Decision:
     check_claim(task, agent, False, now)
     return dict(END_CLAIM), None
+
+
+def _after_lost_races(candidates: Iterable[str], lost: int) -> Iterator[str]:
+    """The candidates, the first few moved to the end when this call runs again after its
+    claim lost at the remote (`serve --sync`): between `lost` and three times as many, drawn
+    at random, so agents in other clones, who take tasks in the same order and lost the
+    same race, spread out instead of meeting on the next task again."""
+    skip = random.randint(lost, 3 * lost)
+    held: list[str] = []
+    for task_id in candidates:
+        if len(held) < skip:
+            held.append(task_id)
+        else:
+            yield task_id
+    yield from held
 
 
 @tool(

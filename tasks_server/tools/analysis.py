@@ -33,6 +33,7 @@ from tasks_server.models import (
     Unset,
 )
 from tasks_server.registry import tool
+from tasks_server.sync import SyncStatus
 from tasks_server.tools.changes import review_changes
 from tasks_server.tools.structure import SignalsPage, signals_listing
 from tasks_server.views import TaskBrief
@@ -272,6 +273,9 @@ class GetIndexStatsOutput(Envelope):
     )
     last_refresh_seconds: float = Field(description="Time that refresh took.")
     watching: bool = Field(description="True when a file watcher keeps the index fresh.")
+    sync: SyncStatus | None = Field(
+        None, description="With serve --sync: the upstream, fetches, pushes, what was dropped."
+    )
 
 
 @tool("query", read_only=True, idempotent=True)
@@ -293,6 +297,7 @@ def get_index_stats(ctx: ServerContext, args: GetIndexStatsInput) -> GetIndexSta
         last_refresh_files=live.last_refresh.files_read,
         last_refresh_seconds=round(live.last_refresh.seconds, 6),
         watching=live.watching,
+        sync=ctx.sync.status() if ctx.sync is not None else None,
         guidance=guide(
             "index_has_problems" if problems else "index_clean",
             "Call get_structural_signals to see them" if problems else "Call get_graph_metrics",

@@ -27,14 +27,15 @@ def stop_all() -> None:
 class ServerProcess:
     """`python -m tasks_server serve --root ROOT` over stdio, initialized."""
 
-    def __init__(self, root: Path, *, now: str | None = None) -> None:
-        """`now`: the server's fixed clock (`TASKS_NOW`), else the real one."""
+    def __init__(self, root: Path, *, now: str | None = None, extra: tuple[str, ...] = ()) -> None:
+        """`now`: the server's fixed clock (`TASKS_NOW`), else the real one; `extra`: more
+        `serve` options (`--sync`)."""
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         env.pop("TASKS_NOW", None)
         if now is not None:
             env["TASKS_NOW"] = now
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tasks_server", "serve", "--root", str(root)],
+            [sys.executable, "-m", "tasks_server", "serve", "--root", str(root), *extra],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
