@@ -158,7 +158,7 @@ class ReorderChildrenOutput(Envelope):
     "mutation",
     destructive=False,
     idempotent=True,
-    example={"parent_id": "wx-84e61ceb", "order": []},
+    example={"parent_id": "wx-84e61ceb", "order": ["wx-f5b19f71", "wx-62f746b4"]},
 )
 def reorder_children(ctx: ServerContext, args: ReorderChildrenInput) -> ReorderChildrenOutput:
     """Set the sibling order of a task's children (listed first, the rest keep their order)."""
