@@ -404,8 +404,8 @@ def _entered(earlier: _State, later: _State, standing: str) -> list[str]:
 
 
 def _completed(old: Task, new: Task) -> bool:
-    """Open before, done after (a cancelled task marked done was not open: not completed)."""
-    return old.status not in TERMINAL_STATUSES and new.status == DONE_STATUS
+    """Its status became done (SPEC §5: from open, and from cancelled too)."""
+    return old.status != DONE_STATUS and new.status == DONE_STATUS
 
 
 def _reopened(old: Task, new: Task) -> bool:

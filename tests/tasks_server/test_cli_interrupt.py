@@ -83,13 +83,13 @@ def test_an_import_interrupted_as_it_starts_is_whole_or_absent_with_nothing_stag
 
 
 @pytest.mark.deep
-@pytest.mark.parametrize("elapsed", ["0:00:01", "0:00:02", "0:00:04", "0:00:08"])
+@pytest.mark.parametrize("elapsed", ["0:00:01", "0:00:02", "0:00:03"])
 def test_an_import_interrupted_at_any_point_is_whole_or_absent_with_nothing_staged(
     tmp_path: Path, elapsed: str
 ) -> None:
     """The spinner's elapsed time is the cue: the later ones land while files are staged
-    or swapped in (the import takes seconds of fsyncs); an import that ends first is the
-    test's failure, not a pass."""
+    or swapped in (the import takes seconds of fsyncs: 5 s on a quiet CI machine, so no cue
+    later than 3 s); an import that ends first is the test's failure, not a pass."""
     source = beads_export(tmp_path / "issues.jsonl", TASKS)
     root = tmp_path / "tree"
     stopped = interrupt_at(["import", "beads", str(source), "--root", str(root)], elapsed)
