@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.raw_client import RawClient
+from bench.timing import run_all
 from storage import codec
 from storage.model import Task
 
@@ -102,12 +103,7 @@ def drain(root: Path, ids: list[str], agents: int, loop: Any = agent) -> tuple[f
         threading.Thread(target=loop, args=(clients[n], f"agent-{n}", n, won[n], tallies[n]))
         for n in range(agents)
     ]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - started
+    elapsed = run_all(threads)
     for client in clients:
         client.close()
     claimed = Counter(task_id for mine in won for task_id in mine)

@@ -25,9 +25,7 @@ machine's load drifts over the minutes between sizes). Figures only, no assertio
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -36,24 +34,12 @@ from functools import partial
 from pathlib import Path
 
 from bench.generate import generate_tree
+from bench.gitrun import git
 from bench.timing import median_ms
 from storage.history import GitTree
 from tasks_server.toolset import open_toolset
 
 __all__ = ["main"]
-
-ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.org",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.org",
-}
-
-
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=root, env=ENV, capture_output=True, check=True)
-    return done.stdout.decode().strip()
 
 
 def build(root: Path, size: int, changed: int) -> tuple[str, str, list[str]]:

@@ -15,9 +15,7 @@ Figures only; every task is checked completed once.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import tempfile
 import threading
 import time
@@ -25,22 +23,14 @@ from collections import Counter
 from pathlib import Path
 
 from bench.claim_bench import make_tree
+from bench.gitrun import git
 from bench.raw_client import RawClient
-
-GIT_ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-}
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, env=GIT_ENV, check=True, capture_output=True)
+from bench.timing import run_all
 
 
 def make_remote(base: Path, count: int) -> tuple[Path, list[str]]:
+    """A bare remote `base/remote.git` holding `count` ready tasks (`claim_bench.make_tree`),
+    pushed from `base/seed`; the remote and the task ids."""
     remote, seed = base / "remote.git", base / "seed"
     git(base, "init", "-q", "--bare", "-b", "main", str(remote))
     git(base, "clone", "-q", str(remote), str(seed))
@@ -97,12 +87,7 @@ def six_agents(base: Path, remote: Path, ids: list[str]) -> tuple[float, list[Ra
         threading.Thread(target=work, args=(c, f"agent-{n}", done[n]))
         for n, c in enumerate(clients)
     ]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - started
+    elapsed = run_all(threads)
     counted = Counter(t for mine in done for t in mine)
     assert sorted(counted) == ids and set(counted.values()) == {1}, "a task done twice"
     return len(ids) / elapsed, clients

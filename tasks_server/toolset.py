@@ -212,6 +212,12 @@ class Toolset:
         path = self.context.conflicted(task_id) if task_id else None
         return exc if path is None or task_id is None else ConflictedFile(path, task_id)
 
+    def may_ask(self, name: str) -> bool:
+        """Whether a call of `name` may put a question to the person (most tools never do:
+        the edge then skips asking, and the thread hop it takes)."""
+        spec = self.specs.get(name)
+        return spec is not None and spec.confirm is not None
+
     def question(self, name: str, arguments: dict[str, Any]) -> str | None:
         """What the tool would ask the person before this call; None when nothing (or when
         the call fails anyway: `run` reports that)."""

@@ -130,7 +130,9 @@ class TasksServer(Server[Any]):
     ) -> CallToolResult | InputRequiredResult:
         """Ask the person first when the tool has a question (`edge.consent`), then run."""
         name, arguments = params.name, params.arguments or {}
-        question = await anyio.to_thread.run_sync(self.toolset.question, name, arguments)
+        question = None
+        if self.toolset.may_ask(name):
+            question = await anyio.to_thread.run_sync(self.toolset.question, name, arguments)
         consent = None if question is None else await consent_for(ctx, params, question)
         if isinstance(consent, InputRequiredResult):
             return consent  # the client asks the person, then calls again with the answer

@@ -12,31 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from bench.sync_bench import clone, make_remote
 from storage import codec
 from storage.model import Task
 from tests.gitrepo import git
 from tests.reliability.stdio import ServerProcess
-from tests.reliability.test_agents import T0, in_parallel, make_tree
+from tests.reliability.test_agents import T0, in_parallel
 
 SYNC = ("--sync", "--sync-interval", "0.2")
-
-
-def make_remote(tmp_path: Path, count: int) -> tuple[Path, list[str]]:
-    """A bare remote holding `count` ready tasks."""
-    remote, seed = tmp_path / "remote.git", tmp_path / "seed"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    git(tmp_path, "clone", "-q", str(remote), str(seed))
-    ids = make_tree(seed, count)
-    (seed / ".gitignore").write_text(".tasks-index/\n")
-    git(seed, "add", ".")
-    git(seed, "commit", "-q", "-m", "the tree")
-    git(seed, "push", "-q", "origin", "HEAD:main")
-    return remote, ids
-
-
-def clone(tmp_path: Path, remote: Path, name: str) -> Path:
-    git(tmp_path, "clone", "-q", str(remote), str(tmp_path / name))
-    return tmp_path / name
 
 
 def drain_and_complete(server: ServerProcess, agent: str) -> list[str]:
