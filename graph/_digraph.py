@@ -1,14 +1,19 @@
-"""A networkx `DiGraph` built in bulk, in one pass over its edges, and kept compact.
+"""A directed graph built in bulk, in one pass over its edges, and kept compact: the three
+dicts a networkx `DiGraph` is made of, without networkx.
 
 `DiGraph.add_nodes_from` and `add_edges_from` check and merge attributes node by node and
 edge by edge: for a 10k-task index that is about twice the cost of making the dicts
-themselves. `bulk_digraph` fills the three dicts a `DiGraph` is made of (`_node`: node →
+themselves. `digraph` fills the three dicts a `DiGraph` is made of (`_node`: node →
 attributes; `_succ` and `_pred`: node → neighbour → the edge's attribute dict, one dict
-shared by both sides, as networkx's "Subclasses (Advanced)" docs describe them) and assigns
-them through the descriptors networkx keeps for that purpose (its own graph views assign
-`_succ` and `_pred` the same way). The result is a plain `DiGraph`: `add_edge`,
-`remove_node` and every algorithm treat it as one of their own, and a test compares it with
-the graph `add_edges_from` builds.
+shared by both sides, as networkx's "Subclasses (Advanced)" docs describe them) and keeps
+them in a `Digraph`. The index only ever reads neighbours (`successors`, `predecessors`)
+and edits through the functions here, so a process that builds an index never imports
+networkx (about a fifth of the CLI's start). `Digraph.networkx()` is a plain networkx
+`DiGraph` over the same dicts, assigned through the descriptors networkx keeps for that
+purpose (its own graph views assign `_succ` and `_pred` the same way), for an algorithm
+that needs one; `bulk_digraph` is that graph at once. `add_edge`, `remove_node` and every
+algorithm treat it as one of their own, and a test compares it with the graph
+`add_edges_from` builds.
 
 With `compact=True` every node without successors (or without predecessors) shares one
 frozen empty neighbour dict, `NO_NEIGHBOURS`, instead of an empty dict of its own (64 bytes
@@ -24,18 +29,22 @@ own `add_edge` would write into the shared dict, which refuses it).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Union, cast
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = [
     "NO_ATTRIBUTES",
     "NO_NEIGHBOURS",
+    "Digraph",
+    "Graph",
     "Neighbours",
     "add_edge",
     "add_node",
     "bulk_digraph",
+    "digraph",
     "predecessors",
     "remove_edge",
     "remove_node",
@@ -70,14 +79,50 @@ NO_NEIGHBOURS: dict[str, dict[str, Any]] = _Shared()
 """The neighbour dict of every node of a compact graph that has no neighbours that way."""
 
 
-def bulk_digraph(
+class Digraph:
+    """A directed graph as networkx keeps one (`_node`, `_succ`, `_pred`), without networkx:
+    what the index holds. Iterating it gives its nodes; `in` asks for one."""
+
+    __slots__ = ("_node", "_pred", "_succ", "_view")
+
+    def __init__(self, node: dict[str, dict[str, Any]], succ: _Adjacency, pred: _Adjacency):
+        self._node, self._succ, self._pred = node, succ, pred
+        self._view: nx.DiGraph[str] | None = None
+
+    def __contains__(self, node: object) -> bool:
+        return node in self._node
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._node)
+
+    def __len__(self) -> int:
+        return len(self._node)
+
+    def networkx(self) -> nx.DiGraph[str]:
+        """A networkx `DiGraph` over these same dicts (networkx is imported now), made once:
+        it sees every edit made here. Read it; edit through the functions here."""
+        if self._view is None:
+            import networkx as nx  # noqa: PLC0415 - only for an algorithm that needs it
+
+            view: nx.DiGraph[str] = nx.DiGraph()
+            inner: Any = view  # the stubs leave networkx's own dicts out
+            inner._node, inner._succ, inner._pred = self._node, self._succ, self._pred
+            self._view = view
+        return self._view
+
+
+Graph = Union[Digraph, "nx.DiGraph[str]"]
+"""Either kind: the functions here read and edit the dicts both are made of."""
+
+
+def digraph(
     nodes: Iterable[str], edges: Iterable[tuple[str, str]], *, compact: bool = False
-) -> nx.DiGraph[str]:
-    """The DiGraph of `nodes` and `edges` (each edge between two of `nodes`; a repeated edge
+) -> Digraph:
+    """The graph of `nodes` and `edges` (each edge between two of `nodes`; a repeated edge
     is one edge), with neighbours in the order their edges first came, as `add_edges_from`
     would give it; `compact`: nodes without neighbours share `NO_NEIGHBOURS`.
 
-    >>> graph = bulk_digraph(["a", "b", "c"], [("a", "b")], compact=True)
+    >>> graph = digraph(["a", "b", "c"], [("a", "b")], compact=True)
     >>> successors(graph)["c"] is predecessors(graph)["a"] is NO_NEIGHBOURS
     True
     """
@@ -89,10 +134,14 @@ def bulk_digraph(
         succ, pred = {n: {} for n in node}, {n: {} for n in node}
     for source, target in edges:
         _own(succ, source)[target] = _own(pred, target)[source] = NO_ATTRIBUTES
-    graph: nx.DiGraph[str] = nx.DiGraph()
-    inner: Any = graph  # the stubs leave networkx's own dicts out
-    inner._node, inner._succ, inner._pred = node, succ, pred
-    return graph
+    return Digraph(node, succ, pred)
+
+
+def bulk_digraph(
+    nodes: Iterable[str], edges: Iterable[tuple[str, str]], *, compact: bool = False
+) -> nx.DiGraph[str]:
+    """`digraph(nodes, edges)` as a networkx `DiGraph` (imports networkx)."""
+    return digraph(nodes, edges, compact=compact).networkx()
 
 
 def _own(adjacency: _Adjacency, node: str) -> dict[str, dict[str, Any]]:
@@ -112,19 +161,20 @@ def _drop(adjacency: _Adjacency, node: str, neighbour: str) -> None:
         adjacency[node] = NO_NEIGHBOURS
 
 
-def _dicts(graph: nx.DiGraph[str]) -> tuple[dict[str, dict[str, Any]], _Adjacency, _Adjacency]:
+def _dicts(graph: Graph) -> tuple[dict[str, dict[str, Any]], _Adjacency, _Adjacency]:
     inner: Any = graph
     return inner._node, inner._succ, inner._pred
 
 
-def _edited(graph: nx.DiGraph[str]) -> None:
+def _edited(graph: Graph) -> None:
     """Forget what networkx may have cached of the graph, as its own edits do."""
-    cache = getattr(graph, "__networkx_cache__", None)
+    view = graph._view if isinstance(graph, Digraph) else graph
+    cache = getattr(view, "__networkx_cache__", None)
     if cache:
         cache.clear()
 
 
-def add_node(graph: nx.DiGraph[str], node: str) -> None:
+def add_node(graph: Graph, node: str) -> None:
     """Add `node` (if new) to a compact graph, with no neighbours."""
     nodes, succ, pred = _dicts(graph)
     if node not in nodes:
@@ -132,12 +182,12 @@ def add_node(graph: nx.DiGraph[str], node: str) -> None:
         _edited(graph)
 
 
-def add_edge(graph: nx.DiGraph[str], source: str, target: str) -> None:
+def add_edge(graph: Graph, source: str, target: str) -> None:
     """Add the edge `source → target` (if new) between two nodes of a compact graph.
 
-    >>> graph = bulk_digraph(["a", "b"], [], compact=True)
+    >>> graph = digraph(["a", "b"], [], compact=True)
     >>> add_edge(graph, "a", "b"); remove_edge(graph, "a", "b"); add_edge(graph, "b", "a")
-    >>> list(graph.edges), successors(graph)["a"] is NO_NEIGHBOURS
+    >>> list(graph.networkx().edges), successors(graph)["a"] is NO_NEIGHBOURS
     ([('b', 'a')], True)
     """
     _, succ, pred = _dicts(graph)
@@ -145,7 +195,7 @@ def add_edge(graph: nx.DiGraph[str], source: str, target: str) -> None:
     _edited(graph)
 
 
-def remove_edge(graph: nx.DiGraph[str], source: str, target: str) -> None:
+def remove_edge(graph: Graph, source: str, target: str) -> None:
     """Remove the edge `source → target` of a compact graph (KeyError when there is none)."""
     _, succ, pred = _dicts(graph)
     _drop(succ, source, target)
@@ -153,7 +203,7 @@ def remove_edge(graph: nx.DiGraph[str], source: str, target: str) -> None:
     _edited(graph)
 
 
-def remove_node(graph: nx.DiGraph[str], node: str) -> None:
+def remove_node(graph: Graph, node: str) -> None:
     """Remove `node` and its edges from a compact graph (KeyError when it is not there)."""
     nodes, succ, pred = _dicts(graph)
     ahead, behind = succ.pop(node), pred.pop(node)
@@ -167,7 +217,7 @@ def remove_node(graph: nx.DiGraph[str], node: str) -> None:
     _edited(graph)
 
 
-def successors(graph: nx.DiGraph[str]) -> Neighbours:
+def successors(graph: Graph) -> Neighbours:
     """Node → its successors, read straight from the graph's own dict (as networkx's own
     algorithms read `G._succ`): `graph.succ[node]` makes a view object per lookup, which the
     hot paths of a build and of every query cannot afford. Read-only: edit through `graph`
@@ -179,7 +229,7 @@ def successors(graph: nx.DiGraph[str]) -> Neighbours:
     return cast(Neighbours, cast(Any, graph)._succ)
 
 
-def predecessors(graph: nx.DiGraph[str]) -> Neighbours:
+def predecessors(graph: Graph) -> Neighbours:
     """Node → its predecessors, as `successors` reads them (`G._pred`). Read-only.
 
     >>> list(predecessors(bulk_digraph(["a", "b"], [("a", "b")]))["b"])

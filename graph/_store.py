@@ -1,18 +1,19 @@
 """The raw structure of the index: tasks, typed edges, dangling references, cycles.
 
 An edge points from the task that names another to the task it names (child → parent, task →
-dependency). The depends_on edges form a compact networkx `DiGraph` over every task (the graph
-the cycle and ordering algorithms run on); the parent and soft_depends_on edges, only ever read
-as neighbours, are kept as `Referrers` (the tasks naming each task, where there are any). A
-reference to an id that no task has is not an edge: it is kept in `missing`, keyed by the
-missing id, and becomes an edge the moment a task with that id arrives.
+dependency). The depends_on edges form a compact `Digraph` over every task (a networkx
+`DiGraph`'s dicts without networkx: the graph the cycle and ordering algorithms run on); the
+parent and soft_depends_on edges, only ever read as neighbours, are kept as `Referrers` (the
+tasks naming each task, where there are any). A reference to an id that no task has is not
+an edge: it is kept in `missing`, keyed by the missing id, and becomes an edge the moment a
+task with that id arrives.
 
 Cycles are kept as they change, never recomputed whole: `dep_cycle` maps every member of a
 dependency cycle (a strongly connected component with more than one member, or a self-loop)
 to its sorted members, one `Cycle` object per cycle (shared, hashed once: a record holding
 it costs the same whatever the cycle's size); `parent_cycle` does the same for parent cycles.
 
-`load` fills an empty store in bulk (`bulk_digraph`, one pass over each kind's edges) and
+`load` fills an empty store in bulk (`digraph`, one pass over each kind's edges) and
 looks for dependency cycles only among what a topological (Kahn) pass cannot order; the
 engine's walk down from the roots then tells whether `find_parent_cycles` has anything to find.
 
@@ -25,12 +26,11 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Literal, TypeVar
 
-import networkx as nx
-
 from graph._digraph import (
+    Digraph,
     add_edge,
     add_node,
-    bulk_digraph,
+    digraph,
     predecessors,
     remove_edge,
     remove_node,
@@ -92,7 +92,7 @@ class Store:
 
     def __init__(self) -> None:
         self.tasks: dict[str, Task] = {}
-        self.dependencies: nx.DiGraph[str] = bulk_digraph((), (), compact=True)
+        self.dependencies: Digraph = digraph((), (), compact=True)
         self.referrers: dict[Kind, Referrers] = {
             "parent": Referrers(),
             "soft_depends_on": Referrers(),
@@ -170,7 +170,7 @@ class Store:
         for task_id, task in by_id.items():
             _note(self.by_project, task.project, task_id)
         self.deferring = {t for t, task in by_id.items() if DEFER_UNTIL in task.extra}
-        self.dependencies = bulk_digraph(by_id, self._edges("depends_on"), compact=True)
+        self.dependencies = digraph(by_id, self._edges("depends_on"), compact=True)
         for kind in self.referrers:
             self.referrers[kind] = Referrers.gathered(self._edges(kind))
         self._find_dep_cycles()
@@ -346,7 +346,7 @@ class Store:
         if known is not None and target in known:
             return set()
         graph = self.dependencies
-        members = closing_cycle(source, target, graph.succ, graph.pred)
+        members = closing_cycle(source, target, successors(graph), predecessors(graph))
         cycle = Cycle(sorted(members))
         for member in cycle:
             self.dep_cycle[member] = cycle

@@ -14,11 +14,12 @@ in lockstep, so the cost is about twice the smaller of the two reachable sets, n
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from typing import Protocol
-
-import networkx as nx
+from typing import TYPE_CHECKING, Protocol
 
 from graph._digraph import successors
+
+if TYPE_CHECKING:
+    from graph._digraph import Graph
 
 __all__ = [
     "Adjacency",
@@ -167,11 +168,12 @@ def cycle_candidates(
     return [node for node, left in remaining.items() if left]
 
 
-def cycles_among(graph: nx.DiGraph[str], nodes: Collection[str]) -> list[Cycle]:
+def cycles_among(graph: Graph, nodes: Collection[str]) -> list[Cycle]:
     """The cycles of the subgraph `nodes` induce in `graph`, as `cyclic_components` lists
     them.
 
-    >>> graph = nx.DiGraph([("a", "b"), ("b", "a"), ("b", "c"), ("d", "d")])
+    >>> from graph._digraph import digraph
+    >>> graph = digraph("abcd", [("a", "b"), ("b", "a"), ("b", "c"), ("d", "d")])
     >>> cycles_among(graph, ["a", "b", "c", "d"]), cycles_among(graph, ["a", "c"])
     ([('a', 'b'), ('d',)], [])
     """

@@ -30,8 +30,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Self, TypeVar
 
-import networkx as nx
-
+from graph._digraph import Digraph
 from graph._order import Group, GroupKind, OrderedIds, TaskOrders, sort_key
 from graph._records import (
     Local,
@@ -310,7 +309,7 @@ class TaskIndex:
         """The whole-graph counters (for the query modules of this package)."""
         return self._tally
 
-    def dependency_graph(self) -> nx.DiGraph[str]:
+    def dependency_graph(self) -> Digraph:
         """The depends_on edges between existing tasks (for the query modules of this
         package; do not edit it)."""
         return self._store.dependencies

@@ -3,7 +3,10 @@
 `<root>/.tasks-index/files.jsonl` holds each path's stamp (mtime_ns, size) and the task or
 problem read from it. A later load re-reads only the files whose stamp differs. The cache
 is an optimisation only: it is versioned, written atomically, and anything wrong with it
-(missing, corrupt, another version, another root) means a normal full read.
+(missing, corrupt, another version, another root) means a normal full read. So it is never
+fsynced: a power cut can leave the old cache, or the new one cut short or with zeroed
+blocks (a line that is not whole rows throws the whole cache away); a file the cache lacks
+or holds under another stamp is read again. The fsyncs of a write stay the task file's own.
 JSON, not pickle: a task tree may come from anyone's git push, and loading it must never
 run code. For the same reason the cache is read only from a regular file in a real folder
 (never through a link, never a pipe or a device) and only up to `MAX_CACHE_BYTES`; it is
@@ -217,7 +220,7 @@ def save(root: Path, results: Iterable[FileResult]) -> None:
         server_folder(root, INDEX_FOLDER)
     except UnsafeFolder as exc:
         raise OSError(str(exc)) from exc
-    atomic_write(root / CACHE_FILE, frames(root, results))
+    atomic_write(root / CACHE_FILE, frames(root, results), durable=False)  # see `load`
     with contextlib.suppress(OSError):
         os.unlink(root / _OLD_CACHE_FILE)  # an older version's, never read again
 

@@ -44,6 +44,7 @@ __all__ = [
     "is_server_folder_safe",
     "locked",
     "make_folders",
+    "make_parents",
     "next_mtime",
     "open_regular",
     "read_bounded",
@@ -212,19 +213,41 @@ def _mode_of(path: Path) -> int | None:
         return None
 
 
-def atomic_write(path: Path, data: bytes | Iterable[bytes]) -> None:
+def atomic_write(path: Path, data: bytes | Iterable[bytes], *, durable: bool = True) -> None:
     """Replace (or create) `path` with `data` (bytes, or chunks written as they come)
-    atomically, keeping its mode."""
+    atomically, keeping its mode: the file and its folder fsynced, unless not `durable`
+    (a file whose loss or truncation by a power cut costs nothing but time, such as the
+    warm-start cache, which any damage turns into a normal full read: no fsync at all)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with temp_file(path, data, _mode_of(path)) as temp:
+    with temp_file(path, data, _mode_of(path), durable=durable) as temp:
         os.replace(temp.path, path)
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
+
+
+def make_parents(folder: Path) -> None:
+    """Create `folder` and the folders above it that are missing, each new one fsynced into
+    the folder holding it: a file fsynced into a new folder outlives a power cut only if the
+    folder's own name does. One fsync per folder made; none when `folder` exists."""
+    missing: list[Path] = []
+    while not os.path.isdir(folder):
+        missing.append(folder)
+        folder = folder.parent
+    for new in reversed(missing):
+        try:
+            os.mkdir(new)
+        except FileExistsError:
+            if not os.path.isdir(new):
+                raise
+        else:
+            fsync_dir(new.parent)
 
 
 def atomic_create(path: Path, data: bytes) -> os.stat_result:
     """Create `path` with `data` atomically; AlreadyExists if a file is there. Returns the
-    new file's stat, taken on the descriptor that wrote it (no second look at the path)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    new file's stat, taken on the descriptor that wrote it (no second look at the path).
+    Two fsyncs, the file and its folder (and one per folder it had to make first)."""
+    make_parents(path.parent)
     with temp_file(path, data, None) as temp:
         try:
             os.link(temp.path, path)

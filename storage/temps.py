@@ -57,13 +57,14 @@ def _new_temp(path: Path) -> tuple[Path, int]:
         os.close(fd)  # a sweep unlinked it between our create and our lock
 
 
-def _fill(fd: int, data: bytes | Iterable[bytes], mode: int) -> None:
+def _fill(fd: int, data: bytes | Iterable[bytes], mode: int, *, durable: bool) -> None:
     for chunk in (data,) if isinstance(data, bytes) else data:
         view = memoryview(chunk)
         while view:
             view = view[os.write(fd, view) :]
     os.fchmod(fd, mode)
-    os.fsync(fd)
+    if durable:
+        os.fsync(fd)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,12 +76,14 @@ class Temp:
 
 
 @contextlib.contextmanager
-def temp_file(path: Path, data: bytes | Iterable[bytes], mode: int | None) -> Iterator[Temp]:
-    """A fsynced, locked temporary file holding `data` (bytes, or chunks written as they
-    come); removed after unless renamed."""
+def temp_file(
+    path: Path, data: bytes | Iterable[bytes], mode: int | None, *, durable: bool = True
+) -> Iterator[Temp]:
+    """A fsynced (unless not `durable`), locked temporary file holding `data` (bytes, or
+    chunks written as they come); removed after unless renamed."""
     temp, fd = _new_temp(path)
     try:
-        _fill(fd, data, DEFAULT_MODE if mode is None else mode)
+        _fill(fd, data, DEFAULT_MODE if mode is None else mode, durable=durable)
         yield Temp(temp, fd)
     finally:
         with contextlib.suppress(FileNotFoundError):

@@ -33,8 +33,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import watchfiles
-
 __all__ = ["Drained", "ThreadWatch", "TreeWatch"]
 
 log = logging.getLogger(__name__)
@@ -245,6 +243,8 @@ class ThreadWatch:
         return self._thread.is_alive()
 
     def _run(self) -> None:
+        import watchfiles  # noqa: PLC0415 - the fallback only: most processes never need it
+
         try:
             for changes in watchfiles.watch(
                 self.root,

@@ -61,6 +61,15 @@ _port = _whole_number(f"a port number (0 to {MAX_PORT})", 0, MAX_PORT)
 _depth = _whole_number("a depth (a whole number, 0 or more)", 0)
 
 
+class _Version(argparse.Action):
+    """`--version`: the installed version, looked up only when asked for (reading the
+    distribution's metadata costs every other command a few milliseconds of start)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
+        print(f"{parser.prog} {version()}")
+        parser.exit()
+
+
 class OneLineParser(argparse.ArgumentParser):
     """Usage errors as one line on stderr and exit status 2 (argparse prints the whole usage
     first; the line says where the usage is instead)."""
@@ -101,7 +110,9 @@ def _human(sub: Any, name: str, text: str) -> argparse.ArgumentParser:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="tasks-server", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument(
+        "--version", action=_Version, nargs=0, help="show program's version number and exit"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="serve MCP over stdio (default) or streamable HTTP")
     _server_options(serve)

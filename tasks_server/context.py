@@ -14,10 +14,8 @@ from graph.index import TaskIndex
 from storage.conflicts import conflicted_file
 from storage.model import Task
 from storage.repository import mtime_of
-from tasks_server.bots.catalog import BotCatalog
 from tasks_server.live import LiveTree
 from tasks_server.roots import is_installed_example
-from tasks_server.sync import Syncer
 from tasks_server.views import (
     BLOCKS_SHOWN,
     BriefCache,
@@ -30,7 +28,9 @@ from tasks_server.views import (
 )
 
 if TYPE_CHECKING:
+    from tasks_server.bots.catalog import BotCatalog
     from tasks_server.spec import ToolSpec
+    from tasks_server.sync import Syncer
 
 __all__ = ["ServerContext"]
 
@@ -51,18 +51,27 @@ class ServerContext:
     """With `serve --sync`: commits, pushes and fetches (`tasks_server.sync`)."""
 
     @classmethod
-    def open(cls, root: Path, *, bots: Path | None = None, watch: bool = True) -> ServerContext:
+    def open(
+        cls, root: Path, *, bots: Path | None = None, watch: bool = True, with_bots: bool = True
+    ) -> ServerContext:
+        """The context over `root`; `with_bots=False` loads no bot (a command that calls
+        no bot tool: the bots are neither imported nor their configs read)."""
         # Nothing, not even a cache, is written into the example inside an installed package.
         read_only = is_installed_example(root)
         live = LiveTree(root, watch=watch, use_cache=not read_only)
         bots_dir = bots if bots is not None else live.root / "bots"
-        context = cls(live=live, bots_dir=bots_dir, read_only=read_only)
+        context = cls(live=live, bots_dir=bots_dir if with_bots else None, read_only=read_only)
         context.load_bots()
         return context
 
     def load_bots(self) -> None:
         """Load and validate every bot config (a broken one fails start-up, by name)."""
-        self.bots = BotCatalog.load(self.bots_dir, self.live) if self.bots_dir else None
+        if not self.bots_dir:
+            self.bots = None
+            return
+        from tasks_server.bots.catalog import BotCatalog  # noqa: PLC0415 - only with bots
+
+        self.bots = BotCatalog.load(self.bots_dir, self.live)
 
     def set_clock(self, now: datetime | None) -> None:
         """Fix the clock at `now` (every time-relative output then repeats); None keeps it."""
@@ -128,6 +137,8 @@ class ServerContext:
     def start_sync(self, interval: float, *, loop: bool = True) -> None:
         """Keep the clone in step with its upstream from now on (`serve --sync`; without
         `loop`, only at the start and when asked: `call --sync`)."""
+        from tasks_server.sync import Syncer  # noqa: PLC0415 - git plumbing only when syncing
+
         self.sync = Syncer(self.live, interval)
         self.sync.start(loop=loop)
 

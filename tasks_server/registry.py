@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel
@@ -34,6 +34,7 @@ __all__ = [
     "Tier",
     "ToolSpec",
     "by_name",
+    "declared_in",
     "discover",
     "purpose_of",
     "tool",
@@ -138,3 +139,13 @@ def discover() -> list[ToolSpec]:
     for module in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"{package.__name__}.{module.name}")
     return sorted(_DECLARED.values(), key=lambda s: s.name)
+
+
+def declared_in(modules: Iterable[str]) -> list[ToolSpec]:
+    """The tools declared in these modules of `tasks_server.tools` (by their names there),
+    sorted by name: a command that calls a few tools imports only their modules."""
+    names = {f"tasks_server.tools.{module}" for module in modules}
+    for name in sorted(names):
+        importlib.import_module(name)
+    found = (spec for spec in _DECLARED.values() if spec.origin.rpartition(".")[0] in names)
+    return sorted(found, key=lambda s: s.name)

@@ -40,9 +40,8 @@ from tasks_server.errors import (
 )
 from tasks_server.guidance import Guidance, for_session, guide, nearest_tools, similar_names
 from tasks_server.listing import Listing, page
-from tasks_server.registry import ToolSpec, by_name, discover
+from tasks_server.registry import ToolSpec, by_name, declared_in, discover
 from tasks_server.roles import check_allowlist, tool_filter
-from tasks_server.sync import PUSH_ATTEMPTS, WriteLost
 from tasks_server.task_guidance import blocked_sentence
 
 M = TypeVar("M", bound=BaseModel)
@@ -166,13 +165,17 @@ class Toolset:
         """The call's data; with `serve --sync`, run again on the tree as the remote left
         it when the remote took this call's change first (`sync.WriteLost`)."""
         sync = self.context.sync
-        for attempt in range(PUSH_ATTEMPTS if sync is not None else 1):
+        if sync is None:
+            return self._once(name, spec, args, arguments, consent=consent)
+        from tasks_server.sync import PUSH_ATTEMPTS, WriteLost  # noqa: PLC0415 - git, if synced
+
+        for attempt in range(PUSH_ATTEMPTS):
             try:
                 data = self._once(name, spec, args, arguments, consent=consent, lost=attempt)
             except WriteLost as lost:
                 last = lost
                 continue
-            if sync is not None and (warnings := sync.take_warnings()) and "guidance" in data:
+            if (warnings := sync.take_warnings()) and "guidance" in data:
                 data["guidance"]["warnings"] = [*data["guidance"].get("warnings", []), *warnings]
             return data
         raise ToolFailure("CONFLICT", f"{name}: {last}")
@@ -312,11 +315,14 @@ def open_toolset(
     bots: Path | None = None,
     bot: str | None = None,
     watch: bool = True,
+    modules: Sequence[str] | None = None,
 ) -> Toolset:
     """The tools over the tree at `root` that `role`/`tools` allow; with `bot`, only that
-    bot's workflow tools (the others stay known, so guidance never names them)."""
-    context = ServerContext.open(root, bots=bots, watch=watch)
-    builtin = discover()
+    bot's workflow tools (the others stay known, so guidance never names them); with
+    `modules` (names in `tasks_server.tools`), only the tools declared there and no bots
+    (a human command that calls a few tools loads no others)."""
+    context = ServerContext.open(root, bots=bots, watch=watch, with_bots=modules is None)
+    builtin = discover() if modules is None else declared_in(modules)
     if context.bots is not None:
         context.bots.check_names(by_name(builtin))  # a bot never takes a built-in's name
     specs: list[ToolSpec] = [*builtin, *context.bot_specs()]

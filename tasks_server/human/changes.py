@@ -4,11 +4,13 @@ the tree) and `log` (get_task_history of one task), drawn with rich like every o
 
 from __future__ import annotations
 
+import argparse
 from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
 
+from tasks_server.human.calls import emit
 from tasks_server.human.render import (
     TIMES,
     empty,
@@ -19,11 +21,14 @@ from tasks_server.human.render import (
     task_table,
     when_text,
 )
+from tasks_server.human.snapshot import merge_pages, pages
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-__all__ = ["NOISE", "changes_view", "history_view", "is_noise"]
+    from tasks_server.toolset import Toolset
+
+__all__ = ["NOISE", "changes_view", "history_view", "is_noise", "run_diff", "run_log"]
 
 
 NOISE = frozenset({"modified"})
@@ -112,3 +117,18 @@ def history_view(data: dict[str, Any]) -> RenderableType:
         )
     keep_whole(grid, [when_text(row["time"]) for row in commits], column=1)
     return keep_whole(grid, [row["commit"][:12] for row in commits])
+
+
+def run_diff(args: argparse.Namespace, toolset: Toolset) -> None:
+    """`tasks-server diff`: get_changes between two revisions (or a revision and the disk)."""
+    arguments = {"since_ref": args.since, "until_ref": args.until}
+    given = {key: value for key, value in arguments.items() if value is not None}
+    data = merge_pages(pages(toolset, "get_changes", given))
+    emit(args, data, lambda: changes_view(data, everything=args.all))
+
+
+def run_log(args: argparse.Namespace, toolset: Toolset) -> None:
+    """`tasks-server log`: the commits that changed one task."""
+    data = merge_pages(pages(toolset, "get_task_history", {"task_id": args.task_id}))
+    data["count"] = len(data["commits"])
+    emit(args, data, lambda: history_view(data))

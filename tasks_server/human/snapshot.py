@@ -13,7 +13,9 @@ rest: one priority edit is a handful of lines naming the task, never a reordered
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +32,7 @@ __all__ = [
     "merge_pages",
     "pages",
     "rounded",
+    "run_snapshot",
     "tree_facts",
 ]
 
@@ -189,3 +192,8 @@ def load(root: Path, now: datetime, *, bots: Path | None = None) -> dict[str, An
         return tree_facts(toolset)
     finally:
         toolset.context.close()
+
+
+def run_snapshot(args: argparse.Namespace, toolset: Toolset) -> None:
+    """`tasks-server snapshot`: the tree's facts as deterministic JSON on stdout."""
+    sys.stdout.write(dumps(tree_facts(toolset)))

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from tasks_server.cli import main
 from tests.conftest import write
 from tests.tasks_server.conftest import call, session_on
 
@@ -90,8 +91,47 @@ async def test_a_write_of_one_file_fsyncs_that_file_and_its_folder_only(
 async def test_a_new_task_fsyncs_its_file_and_its_folder_only(
     client: Client, synced: list[str]
 ) -> None:
+    await call(client, "create_task", title="First", project="q")  # makes q/tasks
     found = await synced_by(client, synced, "create_task", title="New", project="q")
     assert found == ["q/tasks/~tmp", "q/tasks"]
+
+
+async def test_a_new_task_in_a_new_folder_first_makes_each_new_folder_durable_once(
+    client: Client, synced: list[str]
+) -> None:
+    found = await synced_by(client, synced, "create_task", title="New", project="q")
+    # `q` into the root, `tasks` into `q`, then the file and its folder: a task fsynced into
+    # a folder whose own name a power cut could take would be lost with it
+    assert found == [".", "q", "q/tasks/~tmp", "q/tasks"]
+
+
+async def test_releasing_a_claim_fsyncs_the_file_and_its_folder_only(
+    client: Client, synced: list[str]
+) -> None:
+    await call(client, "claim_task", task_id="six", agent="a", lease_seconds=60)
+    assert await synced_by(client, synced, "release_task", task_id="six", agent="a") == ONE_FILE
+
+
+ONE_TASK_WRITES: list[tuple[str, dict[str, Any]]] = [
+    ("create_task", {"title": "New", "project": "p"}),
+    ("update_task", {"task_id": "one", "title": "Renamed", "body": "New body."}),
+    ("claim_task", {"task_id": "two", "agent": "a", "lease_seconds": 60}),
+    ("add_note", {"task_id": "two", "text": "seen", "author": "a"}),
+    ("release_task", {"task_id": "two", "agent": "a"}),
+    ("complete_task", {"task_id": "three"}),
+    ("complete_tasks", {"task_ids": ["four"]}),
+    ("delete_task", {"task_id": "five"}),
+    ("delete_task", {"task_id": "six"}),
+]
+
+
+async def test_every_one_task_write_is_exactly_two_fsyncs_once_its_folders_exist(
+    client: Client, synced: list[str]
+) -> None:
+    await call(client, "create_task", title="Maker", project="p")  # makes p/tasks
+    await call(client, "delete_task", task_id="seven")  # makes .trash/p
+    counts = [len(await synced_by(client, synced, tool, **args)) for tool, args in ONE_TASK_WRITES]
+    assert counts == [2] * len(ONE_TASK_WRITES)
 
 
 async def test_a_batch_of_several_files_pays_for_its_journal_once(
@@ -123,6 +163,19 @@ async def test_a_delete_fsyncs_the_trash_folder_and_the_folder_the_file_left(
     first = await synced_by(client, synced, "delete_task", task_id="six")
     assert first == [".", ".trash", ".trash/p", "p"]  # the new trash folders, made durable
     assert await synced_by(client, synced, "delete_task", task_id="seven") == [".trash/p", "p"]
+
+
+def test_the_new_command_fsyncs_its_file_and_its_folder_only(
+    synced: list[str], tmp_path: Path
+) -> None:
+    """A whole `tasks-server new` process, start to exit: the warm-start cache it saves on
+    the way out is not fsynced (any damage to it only means a full read)."""
+    root = tree(tmp_path / "tree")
+    assert main(["new", "First", "--root", str(root), "--project", "p"]) == 0  # makes p/tasks
+    synced.clear()
+    assert main(["new", "Second", "--root", str(root), "--project", "p"]) == 0
+    assert synced == ["p/tasks/~tmp", "p/tasks"]
+    assert (root / ".tasks-index" / "files.jsonl").is_file()  # the cache was saved
 
 
 @pytest.fixture
