@@ -276,10 +276,13 @@ def render(run: Run, peer_labels: dict[int, list[str]]) -> list[str]:
 def _peer_ratios(run: Run, peer_labels: dict[int, list[str]]) -> list[str]:
     lines = []
     for size, labels in peer_labels.items():
-        ours = run.starts[f"ours {_k(size)} warm"].median_ms()
+        warm = run.starts[f"ours {_k(size)} warm"].median_ms()
+        cold = run.starts[f"ours {_k(size)} cold"].median_ms()
         for label in labels:
             peer = run.starts[label].median_ms()
-            lines.append(f"ours {_k(size)} warm / {label}: {ours / peer:.2f}x")
+            lines.append(
+                f"ours {_k(size)} / {label}: warm {warm / peer:.2f}x, cold {cold / peer:.2f}x"
+            )
     return ["", *lines] if lines else []
 
 

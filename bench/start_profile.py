@@ -5,11 +5,12 @@
 
 1. **Imports** of a real `tasks-server serve` process, started with `python -X importtime`
    and spoken to by a raw JSON-RPC client (`initialize`, `tools/list`, `list_tasks` with
-   `limit: 1`), so imports made lazily by the first call count too; and of `tasks-server
-   ready --root data`. Self time summed by group: the top-level package (`mcp`, `pydantic`,
-   `networkx`, ...), ours by layer (`storage`, `graph`, `tasks_server.<subpackage>`), with
-   the number of modules each brought. `-X importtime` slows imports a little: read the
-   shares, not the absolute sum.
+   `limit: 1`), so imports made lazily by the first call count too, beside the SDK's no-op
+   server asked the same way; and of `tasks-server ready --root data` beside `python -c
+   "import mcp.server"` (the floors of issue 35). Self time summed by group: the top-level
+   package (`mcp`, `pydantic`, `networkx`, ...), ours by layer (`storage`, `graph`,
+   `tasks_server.<subpackage>`), with the number of modules each brought. `-X importtime`
+   slows imports a little: read the shares, not the absolute sum.
 2. **Steps**, in a fresh interpreter, the server built as `serve` builds it
    (`create_server`'s two steps), each timed: importing the CLI, importing the MCP edge
    (the SDK and our tools), opening the tree (of it: the inotify watch or watcher thread,
@@ -70,32 +71,38 @@ def import_groups(log: str) -> dict[str, tuple[float, int]]:
     return {name: (ms, int(count)) for name, (ms, count) in found.items()}
 
 
-def serve_imports(root: Path) -> str:
-    """The `-X importtime` log of a `serve` process up to its first answer."""
+def server_imports(args: list[str], tool: str, arguments: dict[str, Any]) -> str:
+    """The `-X importtime` log of a server process (`python -X importtime ARGS`) up to its
+    answer to `tools/list` and to one call of `tool`."""
     with tempfile.TemporaryFile("w+") as log:
-        args = ["-X", "importtime", "-m", "tasks_server", "serve", "--root", str(root)]
-        client = RawClient(args, cwd=HERE, stderr=log)
+        client = RawClient(["-X", "importtime", *args], cwd=HERE, stderr=log)
         client.request("tools/list", {})
-        client.call("list_tasks", {"limit": 1})
+        client.call(tool, arguments)
         client.close()
         log.seek(0)
         return log.read()
 
 
-def ready_imports() -> str:
-    command = [sys.executable, "-X", "importtime", "-m", "tasks_server", "ready"]
-    command += ["--root", str(HERE / "data")]
-    done = subprocess.run(command, cwd=HERE, capture_output=True, text=True, check=False)
-    return done.stderr
+def command_imports(args: list[str]) -> str:
+    """The `-X importtime` log of `python -X importtime ARGS`, run to its end."""
+    command = [sys.executable, "-X", "importtime", *args]
+    return subprocess.run(command, cwd=HERE, capture_output=True, text=True, check=False).stderr
 
 
-def render_imports(title: str, log: str, top: int = 18) -> list[str]:
-    groups = import_groups(log)
+def render_imports(title: str, log: str, floor: str, top: int = 18) -> list[str]:
+    """The groups with the most import time, beside the same groups in `floor`'s log."""
+    groups, base = import_groups(log), import_groups(floor)
     total = sum(ms for ms, _ in groups.values())
     count = sum(n for _, n in groups.values())
-    lines = [f"{title}: {total:.0f} ms self time over {count} modules"]
+    floor_total = sum(ms for ms, _ in base.values())
+    lines = [
+        f"{title}: {total:.0f} ms self time over {count} modules"
+        f" (the floor: {floor_total:.0f} ms over {sum(n for _, n in base.values())})",
+        f"  {'group':<28}{'ms':>8}{'share':>7}{'modules':>9}{'floor ms':>10}{'modules':>9}",
+    ]
     for name, (ms, n) in sorted(groups.items(), key=lambda item: -item[1][0])[:top]:
-        lines.append(f"  {name:<30}{ms:>8.1f} ms{ms / total:>6.0%}{n:>6} modules")
+        low, low_n = base.get(name, (0.0, 0))
+        lines.append(f"  {name:<28}{ms:>8.1f}{ms / total:>7.0%}{n:>9}{low:>10.1f}{low_n:>9}")
     ours = sum(ms for name, (ms, _) in groups.items() if name.split(".")[0] in OURS)
     lines.append(f"  (ours: storage, graph, tasks_server.*: {ours:.0f} ms, {ours / total:.0%})")
     return lines
@@ -194,8 +201,15 @@ def profile_tree(root: Path, cold: bool, cprofile: int) -> None:
     index = root / ".tasks-index"
     if cold:
         shutil.rmtree(index, ignore_errors=True)
-    print("\n".join(render_imports(f"imports of `serve --root {root.name}`", serve_imports(root))))
-    print("\n".join(render_imports("imports of `ready --root data`", ready_imports())))
+    serve = ["-m", "tasks_server", "serve", "--root", str(root)]
+    noop = server_imports(["-m", "bench.null_server"], "noop", {})
+    ours = server_imports(serve, "list_tasks", {"limit": 1})
+    title = f"imports of `serve --root {root.name}` (floor: the SDK's no-op server)"
+    print("\n".join(render_imports(title, ours, noop)))
+    ready = command_imports(["-m", "tasks_server", "ready", "--root", str(HERE / "data")])
+    sdk = command_imports(["-c", "import mcp.server"])
+    title = "imports of `ready --root data` (floor: import mcp.server)"
+    print("\n".join(render_imports(title, ready, sdk)))
     command = [sys.executable, "-m", "bench.start_profile", "--one", str(root)]
     for extra in [[], ["--cprofile", str(cprofile)]] if cprofile else [[]]:
         if cold:
