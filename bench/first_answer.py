@@ -155,8 +155,8 @@ async def first_answer(case: Case) -> tuple[float, Usage]:
     async with Client(server.params, mode="legacy") as client:
         result = await client.call_tool(server.tool, server.arguments)
         seconds = time.perf_counter() - started
-        (pid,) = children() - before
-        used = usage(pid)
+        spawned = [usage(pid) for pid in children() - before]  # one, unless a stray exits
+        used = Usage(sum(u.rss_mb for u in spawned), sum(u.cpu_seconds for u in spawned))
     if result.is_error:
         raise RuntimeError(f"{case.label}: {server.tool} answered an error: {result.content}")
     return seconds, used

@@ -1,4 +1,5 @@
-"""The start bench's peers load the same tree as ours: the converted boards say what it says."""
+"""The start bench's parts that could count wrong: the peers' copies of our tree say what it
+says, and each fsync is put on the write it happened in."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import frontmatter
 import pytest
 
+from bench.fsync_count import count_syncs
 from bench.generate import generate_tree
 from bench.peer_trees import (
     BACKLOG_STATUS,
@@ -64,3 +66,22 @@ def test_a_task_master_file_holds_every_task_with_its_status_and_dependencies(
         assert row["title"] == peer.task.title
         assert row["status"] == TASKMASTER_STATUS.get(peer.task.status, "pending")
         assert row["dependencies"] == list(peer.depends_on)
+
+
+STRACE_LOG = """\
+101 1000.50 fsync(3) = 0
+102 1001.10 fsync(4 <unfinished ...>
+101 1001.20 fdatasync(5) = 0
+102 1001.30 <... fsync resumed>) = 0
+101 1002.40 fsync(6) = 0
+101 1003.00 sync_file_range(7, 0, 0, 2) = 0
+101 1009.00 fsync(8) = 0
+101 1009.10 +++ exited with 0 +++
+"""
+
+
+def test_each_sync_call_counts_once_on_the_write_whose_window_holds_it() -> None:
+    windows = [("create_task", 1001.0, 1001.5), ("add_note", 1002.9, 1003.2)]
+    per_tool, outside = count_syncs(STRACE_LOG, windows)
+    assert per_tool == {"create_task": 2, "add_note": 1}
+    assert outside == {"start": 1, "between": 1, "exit": 1}
