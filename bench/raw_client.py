@@ -10,7 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 __all__ = ["RawClient"]
 
@@ -18,13 +18,15 @@ __all__ = ["RawClient"]
 class RawClient:
     """One server process spoken to by hand."""
 
-    def __init__(self, args: list[str], cwd: Path | None = None) -> None:
+    def __init__(
+        self, args: list[str], cwd: Path | None = None, stderr: IO[str] | int = subprocess.DEVNULL
+    ) -> None:
         self.process = subprocess.Popen(
             [sys.executable, *args],
             cwd=cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=stderr,
         )
         self.next_id = 0
         self.last_bytes = 0  # the size of the last response line, as the pipe carried it
