@@ -4,8 +4,9 @@
 
 The server runs under `strace -f -ttt -e trace=fsync,fdatasync,sync_file_range` (every
 thread, wall-clock stamps). The client asks `--writes` one-task writes of each tool in turn
-(`create_task`, `update_task`, `complete_task`, `add_note`, `claim_task`, `release_task`)
-on a fresh generated tree of 200 tasks (warm cache), noting the wall-clock window from
+(`create_task`, `update_task`, `complete_task`, `add_note`, `claim_task`, `release_task`,
+`delete_task`: the first delete from a folder also makes its trash folders durable, one
+fsync each) on a fresh generated tree of 200 tasks (warm cache), noting the wall-clock window from
 sending each call to its answer; every sync call is put in the window of the write it fell
 in. Calls outside every window (the start, between writes, the exit) are counted apart.
 Target (issue 35): exactly 2 per write. A count, so the machine's load does not move it.
@@ -44,6 +45,7 @@ def _writes(ids: list[str], n: int) -> dict[str, Callable[[int], dict[str, Any]]
         "add_note": lambda i: {"task_id": ids[i], "text": f"bench note {i}", "author": "bench"},
         "claim_task": lambda i: {"task_id": ids[2 * n + i], "agent": "bench", "lease_seconds": 600},
         "release_task": lambda i: {"task_id": ids[2 * n + i], "agent": "bench"},
+        "delete_task": lambda i: {"task_id": ids[2 * n + i]},
     }
 
 
@@ -86,7 +88,7 @@ def count_syncs(log: str, windows: Sequence[Window]) -> tuple[Counter[str], Coun
 
 
 def traced(params: StdioServerParameters, log: Path) -> StdioServerParameters:
-    trace = ["-f", "-ttt", "-qq", "-o", str(log), "-e", "trace=" + ",".join(SYNCS), "--"]
+    trace = ["-f", "-y", "-ttt", "-qq", "-o", str(log), "-e", "trace=" + ",".join(SYNCS), "--"]
     return params.model_copy(
         update={"command": "strace", "args": [*trace, params.command, *params.args]}
     )
