@@ -18,7 +18,8 @@ table and the swap of the whole index on a rebuild).
 >>> index.facts("b").reasons.unmet_dependencies, index.facts("a").is_ready
 (['a'], True)
 >>> from dataclasses import replace
->>> index.apply([replace(index.require("a"), status="done")])
+>>> index.apply([replace(index.require("a"), status="done")]).became_ready
+[Moved(task_id='b', reason='blocked')]
 >>> index.facts("b").is_ready, index.facts("p").is_ready
 (True, False)
 """
@@ -47,6 +48,7 @@ from graph.about import TaskAbout, task_about
 from graph.chains import KEPT_AS, Chains
 from graph.errors import UnknownTask
 from graph.facts import CYCLE_SHOWN, BlockedReasons, TaskFacts
+from graph.write_delta import WriteDelta, write_delta
 from storage.bulk import gc_paused
 from storage.model import TERMINAL_STATUSES, Task
 
@@ -91,27 +93,32 @@ class TaskIndex:
         self._records = records
         self._tally.add_all(records)
 
-    def apply(self, upserted: Iterable[Task] = (), removed: Iterable[str] = ()) -> None:
+    def apply(self, upserted: Iterable[Task] = (), removed: Iterable[str] = ()) -> WriteDelta:
         """Put new or changed tasks in and take removed ids out, at the cost of the change
-        (an id in both is upserted)."""
+        (an id in both is upserted); answer what that changed in readiness."""
         self._sorted.clear()
         self._derived.clear()
         changed = {task.id: task for task in upserted}
         gone = set(removed) - changed.keys()
         moves = [(self.get(i), changed.get(i)) for i in changed.keys() | gone]
         self.orders.leave(moves)
-        self._settle(self._edit_store(changed.values(), gone))
+        replaced: dict[str, Record | None] = {}  # each changed record as it was (None: new)
+        self._settle(self._edit_store(changed.values(), gone, replaced), replaced)
         self.orders.join(moves)
+        return write_delta(replaced, self._records, self._store.tasks)
 
-    def _edit_store(self, upserted: Iterable[Task], removed: Iterable[str]) -> dict[str, Local]:
-        """Edit the store (removals first); return the new `Local` of every remaining task
-        whose local facts may have changed."""
+    def _edit_store(
+        self, upserted: Iterable[Task], removed: Iterable[str], replaced: dict[str, Record | None]
+    ) -> dict[str, Local]:
+        """Edit the store (removals first, their records noted in `replaced`); return the
+        new `Local` of every remaining task whose local facts may have changed."""
         store = self._store
         dirty: set[str] = set()
         for task_id in sorted(removed):
             if task_id in store.tasks:
                 dirty |= store.remove(task_id)
-                self._tally.remove(task_id, self._records.pop(task_id))
+                replaced[task_id] = record = self._records.pop(task_id)
+                self._tally.remove(task_id, record)
         for task in upserted:
             dirty |= store.upsert(task)
         return {t: self._local_now(t) for t in dirty if t in store.tasks}
@@ -122,10 +129,11 @@ class TaskIndex:
         local, record = compute_local(self._store, task_id), self._records.get(task_id)
         return record.local if record is not None and record.local == local else local
 
-    def _settle(self, pending: dict[str, Local]) -> None:
+    def _settle(self, pending: dict[str, Local], replaced: dict[str, Record | None]) -> None:
         """Recompute the records of `pending` (new `Local`s) and of every task that inherits
         a change, with a work queue: a task whose record changed in what children inherit
-        (depth, blocked, nearest blocked ancestor) queues its children."""
+        (depth, blocked, nearest blocked ancestor) queues its children. Each record replaced
+        is noted in `replaced` as it was first."""
         store, records = self._store, self._records
 
         def local_of(task_id: str) -> Local:
@@ -140,6 +148,7 @@ class TaskIndex:
             new = compute_record(store, task_id, local_of(task_id), records, local_of)
             if new == old:
                 continue
+            replaced.setdefault(task_id, old)
             if old is None:
                 self._tally.add(task_id, new)
             else:

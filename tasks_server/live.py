@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graph.index import TaskIndex
+from graph.write_delta import NO_CHANGE, WriteDelta
 from storage import cache
 from storage.bulk import gc_paused
 from storage.feed import ChangeFeed
@@ -367,14 +368,19 @@ class LiveTree:
         except (OSError, RuntimeError) as exc:
             return _unreadable(relative, exc)
 
-    def _apply(self, delta: Delta) -> None:
-        if delta:
-            self.index.apply(delta.upserted, delta.removed)
-            self.generation += 1
+    def _apply(self, delta: Delta) -> WriteDelta:
+        if not delta:
+            return NO_CHANGE
+        found = self.index.apply(delta.upserted, delta.removed)
+        self.generation += 1
+        return found
 
-    def record(self, results: Iterable[FileResult], removed_paths: Iterable[str] = ()) -> None:
-        """Apply files a tool just wrote (or moved away), without waiting for the watcher;
-        each path is also told to `on_record` (a syncing server commits them)."""
+    def record(
+        self, results: Iterable[FileResult], removed_paths: Iterable[str] = ()
+    ) -> WriteDelta:
+        """Apply files a tool just wrote (or moved away), without waiting for the watcher,
+        and answer what that changed in readiness (the index's answer to the edit); each
+        path is also told to `on_record` (a syncing server commits them)."""
         with self.lock:
             delta = Delta()
             for result in results:
@@ -385,8 +391,9 @@ class LiveTree:
                 self.feed.note(relative, self.table.result(relative))
                 self.on_record(relative)
                 delta.extend(self.table.drop(relative))
-            self._apply(delta)
+            found = self._apply(delta)
             self.feed.close_step(self.table.result)
+            return found
 
     def rebuild(self) -> None:
         """Re-read everything (admin only; normal operation never needs it)."""

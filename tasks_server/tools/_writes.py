@@ -3,18 +3,21 @@ made before the first byte is written, and messages that quote a caller's value 
 
 from __future__ import annotations
 
-from typing import TypedDict
+from collections.abc import Sequence
+from typing import NamedTuple, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph.changes import WriteDelta
 from graph.cycle_check import would_create_cycle
+from graph.write_delta import WriteDelta
 from storage import codec
 from storage.model import Task
 from tasks_server.context import ServerContext
 from tasks_server.errors import ToolFailure
+from tasks_server.guidance import Guidance
 from tasks_server.models import Envelope
-from tasks_server.views import TaskView
+from tasks_server.tools._about import guidance_of
+from tasks_server.views import BLOCKS_SHOWN, TaskView
 
 __all__ = [
     "BODY_SHOWN",
@@ -24,6 +27,7 @@ __all__ = [
     "ReadinessMove",
     "ReadinessReport",
     "TaskWritten",
+    "Written",
     "check_fits",
     "check_new_file",
     "check_refs",
@@ -31,6 +35,7 @@ __all__ = [
     "raise_if_cycle",
     "readiness_counts",
     "shown",
+    "written",
     "written_view",
 ]
 
@@ -122,6 +127,25 @@ def raise_if_cycle(
 
 def written_view(ctx: ServerContext, task_id: str) -> TaskView:
     return ctx.view(ctx.index.require(task_id), "full", max_body_chars=BODY_SHOWN)
+
+
+class Written(NamedTuple):
+    """A written task as its write's answer shows it: the view and the guidance."""
+
+    view: TaskView
+    guidance: Guidance
+
+
+def written(
+    ctx: ServerContext, task_id: str, *, first: Sequence[str] = (), agent: str | None = None
+) -> Written:
+    """The view of a task just written and the guidance its state calls for, both from one
+    answer of the graph about it (`first`, `agent`: as `guidance_of` takes them)."""
+    index = ctx.index
+    task = index.require(task_id)
+    answer = index.about(task_id, ctx.clock(), shown=BLOCKS_SHOWN)
+    view = ctx.full_view(task, answer, max_body_chars=BODY_SHOWN)
+    return Written(view, guidance_of(task, answer, first=first, agent=agent))
 
 
 def projected_size(
