@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any, Self, TypeVar
 
 import networkx as nx
@@ -45,7 +46,7 @@ from graph._records import (
 from graph._store import Kind, Store
 from graph._tally import Tally
 from graph.about import TaskAbout, task_about
-from graph.chains import KEPT_AS, Chains
+from graph.chains import KEPT_AS, NO_CHAIN, Chains
 from graph.errors import UnknownTask
 from graph.facts import CYCLE_SHOWN, BlockedReasons, TaskFacts
 from graph.write_delta import WriteDelta, write_delta
@@ -110,8 +111,8 @@ class TaskIndex:
     def _edit_store(
         self, upserted: Iterable[Task], removed: Iterable[str], replaced: dict[str, Record | None]
     ) -> dict[str, Local]:
-        """Edit the store (removals first, their records noted in `replaced`); return the
-        new `Local` of every remaining task whose local facts may have changed."""
+        """Edit the store (removals first, noted in `replaced`); return the new `Local` of
+        every remaining task whose local facts may have changed."""
         store = self._store
         dirty: set[str] = set()
         for task_id in sorted(removed):
@@ -132,8 +133,8 @@ class TaskIndex:
     def _settle(self, pending: dict[str, Local], replaced: dict[str, Record | None]) -> None:
         """Recompute the records of `pending` (new `Local`s) and of every task that inherits
         a change, with a work queue: a task whose record changed in what children inherit
-        (depth, blocked, nearest blocked ancestor) queues its children. Each record replaced
-        is noted in `replaced` as it was first."""
+        (depth, blocked, nearest blocked ancestor) queues its children. Notes in `replaced`
+        each record replaced, as it was."""
         store, records = self._store, self._records
 
         def local_of(task_id: str) -> Local:
@@ -193,11 +194,10 @@ class TaskIndex:
         return self.until_edit(name, lambda: self.sorted_ids(ids))
 
     def until_edit(self, name: str, compute: Callable[[], list[str]]) -> Sequence[str]:
-        """`compute()`, remembered as `name` until the next `apply` (a query's ids, so that
-        paging through it costs a slice per page). At most `REMEMBERED` names are kept
-        between two edits. Kept as a tuple: the cyclic GC stops tracking a tuple of strings
-        at its first collection, where it would walk a list's every id in each full
-        collection (a million ids: about 30 ms each, with the tasks frozen)."""
+        """`compute()`, remembered as `name` until the next `apply` (a query's ids: paging
+        through it costs a slice per page); at most `REMEMBERED` names between two edits.
+        A tuple: the cyclic GC stops tracking one of strings at its first collection, where
+        it walks a list's every id in each (a million ids: 30 ms each, tasks frozen)."""
         found = self._sorted.get(name)
         if found is None:
             if len(self._sorted) >= REMEMBERED:
@@ -371,8 +371,12 @@ class TaskIndex:
         answer: its facts, why it is blocked, its deferral and claim, and the first `shown`
         tasks it blocks (`graph/about.py`)."""
         task, record, reasons = self.require(task_id), self.record(task_id), self.reasons(task_id)
-        blocks = self.orders.view("depends_on", task_id)[:shown]
-        chain = self.until_edit_value(KEPT_AS, lambda: Chains(self))[task_id]
+        local, store = record.local, self._store
+        blocks = self.orders.view("depends_on", task_id)[:shown] if local.blocking_count else ()
+        chain = NO_CHAIN  # on no depends_on edge: no need of the whole graph's chains
+        if local.blocking_count or local.blocked_by_count:
+            make = partial(Chains, store.dependencies, store.dep_cycle)
+            chain = self.until_edit_value(KEPT_AS, make)[task_id]
         return task_about(task, record, reasons, blocks, chain=chain, now=now)
 
     def ready_base(self, task_id: str) -> datetime | None:

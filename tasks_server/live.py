@@ -159,10 +159,6 @@ def _target_stamp(path: Path) -> tuple[int, int]:
     return stat.st_mtime_ns, stat.st_size
 
 
-def _ignore(relative: str) -> None:
-    """What a recorded path is told to when nothing syncs."""
-
-
 class LiveTree:
     """One task root, loaded once and then kept fresh file by file."""
 
@@ -195,7 +191,8 @@ class LiveTree:
         self._links = set(links)
         self._thread: ThreadWatch | None = None
         self._use_cache = use_cache
-        self.on_record: Callable[[str], None] = _ignore
+        self.on_record: Callable[[str], None] | None = None
+        """Told each path a tool records (a syncing server commits them); None: nothing syncs."""
         if watch and self._kernel is None:
             self._start_watcher()
 
@@ -383,13 +380,16 @@ class LiveTree:
         path is also told to `on_record` (a syncing server commits them)."""
         with self.lock:
             delta = Delta()
+            told = self.on_record
             for result in results:
                 self.feed.note(result.path, self.table.result(result.path))
                 delta.extend(self.table.put(result))
-                self.on_record(result.path)
+                if told is not None:
+                    told(result.path)
             for relative in removed_paths:
                 self.feed.note(relative, self.table.result(relative))
-                self.on_record(relative)
+                if told is not None:
+                    told(relative)
                 delta.extend(self.table.drop(relative))
             found = self._apply(delta)
             self.feed.close_step(self.table.result)

@@ -9,6 +9,7 @@ from typing import NamedTuple, TypedDict
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.cycle_check import would_create_cycle
+from graph.index import TaskIndex
 from graph.write_delta import WriteDelta
 from storage import codec
 from storage.model import Task
@@ -29,10 +30,10 @@ __all__ = [
     "TaskWritten",
     "Written",
     "check_fits",
+    "check_links",
     "check_new_file",
     "check_refs",
     "projected_size",
-    "raise_if_cycle",
     "readiness_counts",
     "shown",
     "written",
@@ -99,8 +100,12 @@ def shown(value: str) -> str:
 
 
 def check_refs(ctx: ServerContext, parent: str | None, deps: list[str] | None) -> None:
+    _check_refs(ctx.index, parent, deps)
+
+
+def _check_refs(index: TaskIndex, parent: str | None, deps: list[str] | None) -> None:
     for ref in [parent, *(deps or [])]:
-        if ref is not None and ref not in ctx.index:
+        if ref is not None and ref not in index:
             raise ToolFailure("TASK_NOT_FOUND", f"no task with id {shown(ref)} to link to")
 
 
@@ -117,10 +122,11 @@ def check_new_file(ctx: ServerContext, task: Task) -> None:
     check_fits(ctx, len(codec.dumps(task).encode()), f"the file of {shown(task.title)}")
 
 
-def raise_if_cycle(
-    ctx: ServerContext, task_id: str, parent: str | None, deps: list[str] | None
-) -> None:
-    cycle = would_create_cycle(ctx.index, task_id, parent=parent, depends_on=deps or ())
+def check_links(index: TaskIndex, task_id: str, parent: str | None, deps: list[str] | None) -> None:
+    """Refuse, before anything is written, links to tasks that do not exist (TASK_NOT_FOUND)
+    and links that would close a parent or dependency cycle (the cycle)."""
+    _check_refs(index, parent, deps)
+    cycle = would_create_cycle(index, task_id, parent=parent, depends_on=deps or ())
     if cycle is not None:
         raise cycle
 

@@ -43,9 +43,8 @@ from tasks_server.tools._writes import (
     ReadinessReport,
     TaskWritten,
     check_fits,
-    check_refs,
+    check_links,
     projected_size,
-    raise_if_cycle,
     readiness_counts,
     shown,
     written,
@@ -126,8 +125,7 @@ def create_task(ctx: ServerContext, args: CreateTaskInput) -> CreateTaskOutput:
     task_id = args.id or repo.new_id(args.project, index.__contains__)
     if task_id in index:
         raise ToolFailure("ALREADY_EXISTS", f"a task with id {task_id!r} exists")
-    check_refs(ctx, args.parent, args.depends_on)
-    raise_if_cycle(ctx, task_id, args.parent, args.depends_on)
+    check_links(index, task_id, args.parent, args.depends_on)
     task = _new_task(args, task_id, ctx.clock())  # the write checks its size, before writing
     delta = ctx.live.record([repo.create(task)])
     view, guidance = written(ctx, task_id, first=["get_task_neighborhood"])
@@ -197,8 +195,7 @@ def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
     check_claim(task, args.agent, args.force, now)
     parent = changes.get("parent") if "parent" in changes else None
     deps = args.depends_on
-    check_refs(ctx, parent if isinstance(parent, str) else None, deps)
-    raise_if_cycle(ctx, task.id, parent if isinstance(parent, str) else None, deps)
+    check_links(ctx.index, task.id, parent if isinstance(parent, str) else None, deps)
     size = projected_size(ctx, task, changes, args.body)
     check_fits(ctx, size, f"the file of {shown(task.id)}")
     result = ctx.live.repository.update(
