@@ -98,9 +98,7 @@ class Guarded(NamedTuple):
     delta: WriteDelta
 
 
-def guarded_write(
-    ctx: ServerContext, task_id: str, decide: Callable[[Task], Decision]
-) -> Guarded:
+def guarded_write(ctx: ServerContext, task_id: str, decide: Callable[[Task], Decision]) -> Guarded:
     """Read the file once under its lock, `decide`, write only over what was read; on a
     lost race, again (bounded). A file that is gone, holds another task or no task at all
     is TaskNotFound. The written file is recorded in the index before returning."""

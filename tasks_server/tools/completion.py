@@ -115,9 +115,7 @@ def complete_task(ctx: ServerContext, args: CompleteTaskInput) -> CompleteTaskOu
         task=view,
         **CompleteTaskOutput.fields_of(found),
         open_children=open_children,
-        guidance=_after_completion(ctx, guidance, found).model_copy(
-            update={"warnings": warnings}
-        ),
+        guidance=_after_completion(ctx, guidance, found).model_copy(update={"warnings": warnings}),
     )
 
 
