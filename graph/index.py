@@ -111,8 +111,8 @@ class TaskIndex:
     def _edit_store(
         self, upserted: Iterable[Task], removed: Iterable[str], replaced: dict[str, Record | None]
     ) -> dict[str, Local]:
-        """Edit the store (removals first, noted in `replaced`); return the new `Local` of
-        every remaining task whose local facts may have changed."""
+        """Edit the store (removals first, noted in `replaced`); new `Local`s where it may
+        have changed one (remaining tasks only)."""
         store = self._store
         dirty: set[str] = set()
         for task_id in sorted(removed):
@@ -125,8 +125,7 @@ class TaskIndex:
         return {t: self._local_now(t) for t in dirty if t in store.tasks}
 
     def _local_now(self, task_id: str) -> Local:
-        """The task's `Local` from the store now: the one its record holds when equal (that
-        one may be shared with other tasks; the new one would not be)."""
+        """The task's `Local` from the store now: its record's when equal (maybe shared)."""
         local, record = compute_local(self._store, task_id), self._records.get(task_id)
         return record.local if record is not None and record.local == local else local
 
@@ -189,8 +188,7 @@ class TaskIndex:
 
     def sorted_until_edit(self, name: str, ids: Collection[str]) -> Sequence[str]:
         """`sorted_ids(ids)`, remembered as `name` until the next `apply`: for the sets the
-        tally keeps (ready, blocked, ...), which only an edit changes and which planners
-        read over and over. Do not change the list."""
+        tally keeps (ready, blocked, ...), which planners read over and over. Read only."""
         return self.until_edit(name, lambda: self.sorted_ids(ids))
 
     def until_edit(self, name: str, compute: Callable[[], list[str]]) -> Sequence[str]:
@@ -367,9 +365,8 @@ class TaskIndex:
         )
 
     def about(self, task_id: str, now: datetime, *, shown: int) -> TaskAbout:
-        """Everything a view of `task_id` says that its file does not, at `now`, in one
-        answer: its facts, why it is blocked, its deferral and claim, and the first `shown`
-        tasks it blocks (`graph/about.py`)."""
+        """All a view of `task_id` says that its file does not, at `now`, in one answer:
+        facts, why blocked, deferral, claim, the first `shown` it blocks (`graph/about.py`)."""
         task, record, reasons = self.require(task_id), self.record(task_id), self.reasons(task_id)
         local, store = record.local, self._store
         blocks = self.orders.view("depends_on", task_id)[:shown] if local.blocking_count else ()
