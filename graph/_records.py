@@ -160,15 +160,15 @@ def make_local(
 def compute_local(store: Store, task_id: str) -> Local:
     """The `Local` of an existing task, from the store as it is now."""
     tasks = store.tasks
-    children = store.named_by("parent")[task_id]
+    children, blocking, soft = store.naming_counts(task_id)
     return make_local(
         tasks[task_id],
         tasks,
         store.dep_cycle.get(task_id, ()),
         child_count=len(children),
         open_child_count=len([c for c in children if tasks[c].status not in TERMINAL_STATUSES]),
-        blocking_count=len(store.named_by("depends_on")[task_id]),
-        soft_blocking_count=len(store.named_by("soft_depends_on")[task_id]),
+        blocking_count=blocking,
+        soft_blocking_count=soft,
     )
 
 
@@ -202,8 +202,9 @@ def make_record(
 def compute_record(
     store: Store, task_id: str, local: Local, records: Mapping[str, Record], local_of: LocalOf
 ) -> Record:
-    """The `Record` of a task from its `Local` and its parent's current record."""
-    parent = store.parent_of(task_id)
+    """The `Record` of a task from its `Local` and its parent's current record (none when
+    the parent id names no task: `records` holds a record for each task there is)."""
+    parent = store.tasks[task_id].parent
     above = None if parent is None else records.get(parent)
     return make_record(store, task_id, local, above, local_of)
 

@@ -126,6 +126,15 @@ class Store:
             return iter(predecessors(self.dependencies)[task_id])
         return iter(self.referrers[kind].get(task_id, ()))
 
+    def naming_counts(self, task_id: str) -> tuple[Collection[str], int, int]:
+        """The children of an existing task, and how many tasks name it in depends_on and
+        in soft_depends_on."""
+        return (
+            self.referrers["parent"].get(task_id, ()),
+            len(predecessors(self.dependencies)[task_id]),
+            len(self.referrers["soft_depends_on"].get(task_id, ())),
+        )
+
     def targets(self, kind: Kind, task_id: str) -> Iterator[str]:
         """Existing ids that `task_id` names in `kind`, each once."""
         if kind == "depends_on":
@@ -307,8 +316,8 @@ class Store:
             add_edge(self.dependencies, source, target)
             return self._close_dep_cycle(source, target)
         self.referrers[kind].link(source, target)
-        if kind == "parent":
-            return self._note_parent_cycle(source)
+        if kind == "parent" and (source == target or source in self.referrers[kind]):
+            return self._note_parent_cycle(source)  # a task no child names closes no cycle
         return set()
 
     def _unreference(self, kind: Kind, source: str, target: str) -> bool:

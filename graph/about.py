@@ -14,8 +14,8 @@ moment. A field added here under the name the view gives it shows in every full 
 >>> answer = index.about("a", datetime(2026, 1, 1, tzinfo=UTC), shown=50)
 >>> answer.is_ready, answer.blocks, answer.claimed_by
 (True, ('b',), None)
->>> index.apply([Task(id="a", title="A", path="a.md", status="active",
-...                   extra={"defer_until": "2026-02-01"})])
+>>> _ = index.apply([Task(id="a", title="A", path="a.md", status="active",
+...                       extra={"defer_until": "2026-02-01"})])
 >>> index.about("a", datetime(2026, 1, 1, tzinfo=UTC), shown=50).is_ready
 False
 >>> index.about("a", datetime(2026, 3, 1, tzinfo=UTC), shown=50).is_ready
@@ -43,6 +43,7 @@ class TaskAbout:
 
     depth: int | None
     child_count: int
+    open_child_count: int
     is_leaf: bool
     is_ready: bool
     is_blocked: bool
@@ -77,6 +78,7 @@ def task_about(
     return TaskAbout(
         depth=record.depth,
         child_count=local.child_count,
+        open_child_count=local.open_child_count,
         is_leaf=local.is_leaf,
         is_ready=record.ready and until is None,
         is_blocked=record.blocked,

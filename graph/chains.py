@@ -37,12 +37,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
+import networkx as nx
+
 from graph._digraph import predecessors, successors
 
 if TYPE_CHECKING:  # the index asks for its chains (`TaskIndex.about`): no import back
     from graph.index import TaskIndex
 
-__all__ = ["KEPT_AS", "ChainFacts", "Chains", "chains"]
+__all__ = ["KEPT_AS", "NO_CHAIN", "ChainFacts", "Chains", "chains"]
 
 KEPT_AS = "chains"
 """The name the index keeps the facts under until its next edit."""
@@ -54,19 +56,24 @@ class ChainFacts(NamedTuple):
     unblocks_transitive_count: int
 
 
+NO_CHAIN = ChainFacts(0, 0, 0)
+"""The facts of a task on no depends_on edge (it names none and none names it)."""
+
+
 def chains(index: TaskIndex) -> Mapping[str, ChainFacts]:
     """The chain facts of every task, by id (kept by the index until its next edit)."""
-    return index.until_edit_value(KEPT_AS, lambda: Chains(index))
+    graph, cycles = index.dependency_graph(), index.dependency_cycle_members()
+    return index.until_edit_value(KEPT_AS, lambda: Chains(graph, cycles))
 
 
 class Chains(Mapping[str, ChainFacts]):
-    """The facts by task id, each component's computed when first asked for, then kept."""
+    """The facts by task id, each component's computed when first asked for, then kept:
+    over the index's depends_on graph and its cycles (`TaskIndex.dependency_graph`,
+    `dependency_cycle_members`, which the index hands over itself)."""
 
-    def __init__(self, index: TaskIndex) -> None:
-        graph = index.dependency_graph()
+    def __init__(self, graph: nx.DiGraph[str], cycles: Mapping[str, tuple[str, ...]]) -> None:
         self._depends_on = successors(graph)
         self._named_by = predecessors(graph)
-        cycles = index.dependency_cycle_members()
         self._component = {task_id: members[0] for task_id, members in cycles.items()}
         self._members = {members[0]: members for members in cycles.values()}
         self._longest: dict[str, int] = {}

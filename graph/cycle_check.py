@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from graph._store import Kind
 from graph.cycles import closing_cycle, parent_cycle_through
 from graph.errors import CycleError
 from graph.index import TaskIndex
@@ -65,13 +66,23 @@ def would_create_cycle(
     >>> would_create_cycle(index, "b", parent="a") is None
     True
     """
-    if parent is not None:
+    if parent is not None and (parent == task_id or _named(index, "parent", task_id)):
         members = parent_cycle_through(task_id, _parents_with(index, task_id, parent))
         if members:
             return CycleError("parent", members)
+    deps = sorted(set(depends_on))
+    if not deps or (task_id not in deps and not _named(index, "depends_on", task_id)):
+        return None
     forward, backward = _RawDependencies(index), _Dependents(index)
-    for dep in sorted(set(depends_on)):
+    for dep in deps:
         found = closing_cycle(task_id, dep, forward, backward)
         if found:
             return CycleError("depends_on", sorted(found))
     return None
+
+
+def _named(index: TaskIndex, kind: Kind, task_id: str) -> bool:
+    """True when a task names `task_id` in `kind`. A cycle through `task_id` enters it by
+    such a reference (or by one `task_id` gives itself), so a task nobody names cannot
+    close one, whatever it names: nothing to search (a new task, most often)."""
+    return any(index.naming(kind, task_id))

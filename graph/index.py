@@ -18,7 +18,8 @@ table and the swap of the whole index on a rebuild).
 >>> index.facts("b").reasons.unmet_dependencies, index.facts("a").is_ready
 (['a'], True)
 >>> from dataclasses import replace
->>> index.apply([replace(index.require("a"), status="done")])
+>>> index.apply([replace(index.require("a"), status="done")]).became_ready
+[Moved(task_id='b', reason='blocked')]
 >>> index.facts("b").is_ready, index.facts("p").is_ready
 (True, False)
 """
@@ -28,6 +29,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any, Self, TypeVar
 
 from graph._digraph import Digraph
@@ -43,9 +45,10 @@ from graph._records import (
 from graph._store import Kind, Store
 from graph._tally import Tally
 from graph.about import TaskAbout, task_about
-from graph.chains import KEPT_AS, Chains
+from graph.chains import KEPT_AS, NO_CHAIN, Chains
 from graph.errors import UnknownTask
 from graph.facts import CYCLE_SHOWN, BlockedReasons, TaskFacts
+from graph.write_delta import WriteDelta, write_delta
 from storage.bulk import gc_paused
 from storage.model import TERMINAL_STATUSES, Task
 
@@ -90,41 +93,46 @@ class TaskIndex:
         self._records = records
         self._tally.add_all(records)
 
-    def apply(self, upserted: Iterable[Task] = (), removed: Iterable[str] = ()) -> None:
+    def apply(self, upserted: Iterable[Task] = (), removed: Iterable[str] = ()) -> WriteDelta:
         """Put new or changed tasks in and take removed ids out, at the cost of the change
-        (an id in both is upserted)."""
+        (an id in both is upserted); answer what that changed in readiness."""
         self._sorted.clear()
         self._derived.clear()
         changed = {task.id: task for task in upserted}
         gone = set(removed) - changed.keys()
         moves = [(self.get(i), changed.get(i)) for i in changed.keys() | gone]
         self.orders.leave(moves)
-        self._settle(self._edit_store(changed.values(), gone))
+        replaced: dict[str, Record | None] = {}  # each changed record as it was (None: new)
+        self._settle(self._edit_store(changed.values(), gone, replaced), replaced)
         self.orders.join(moves)
+        return write_delta(replaced, self._records, self._store.tasks)
 
-    def _edit_store(self, upserted: Iterable[Task], removed: Iterable[str]) -> dict[str, Local]:
-        """Edit the store (removals first); return the new `Local` of every remaining task
-        whose local facts may have changed."""
+    def _edit_store(
+        self, upserted: Iterable[Task], removed: Iterable[str], replaced: dict[str, Record | None]
+    ) -> dict[str, Local]:
+        """Edit the store (removals first, noted in `replaced`); new `Local`s where it may
+        have changed one (remaining tasks only)."""
         store = self._store
         dirty: set[str] = set()
         for task_id in sorted(removed):
             if task_id in store.tasks:
                 dirty |= store.remove(task_id)
-                self._tally.remove(task_id, self._records.pop(task_id))
+                replaced[task_id] = record = self._records.pop(task_id)
+                self._tally.remove(task_id, record)
         for task in upserted:
             dirty |= store.upsert(task)
         return {t: self._local_now(t) for t in dirty if t in store.tasks}
 
     def _local_now(self, task_id: str) -> Local:
-        """The task's `Local` from the store now: the one its record holds when equal (that
-        one may be shared with other tasks; the new one would not be)."""
+        """The task's `Local` from the store now: its record's when equal (maybe shared)."""
         local, record = compute_local(self._store, task_id), self._records.get(task_id)
         return record.local if record is not None and record.local == local else local
 
-    def _settle(self, pending: dict[str, Local]) -> None:
+    def _settle(self, pending: dict[str, Local], replaced: dict[str, Record | None]) -> None:
         """Recompute the records of `pending` (new `Local`s) and of every task that inherits
         a change, with a work queue: a task whose record changed in what children inherit
-        (depth, blocked, nearest blocked ancestor) queues its children."""
+        (depth, blocked, nearest blocked ancestor) queues its children. Notes in `replaced`
+        each record replaced, as it was."""
         store, records = self._store, self._records
 
         def local_of(task_id: str) -> Local:
@@ -139,6 +147,7 @@ class TaskIndex:
             new = compute_record(store, task_id, local_of(task_id), records, local_of)
             if new == old:
                 continue
+            replaced.setdefault(task_id, old)
             if old is None:
                 self._tally.add(task_id, new)
             else:
@@ -178,16 +187,14 @@ class TaskIndex:
 
     def sorted_until_edit(self, name: str, ids: Collection[str]) -> Sequence[str]:
         """`sorted_ids(ids)`, remembered as `name` until the next `apply`: for the sets the
-        tally keeps (ready, blocked, ...), which only an edit changes and which planners
-        read over and over. Do not change the list."""
+        tally keeps (ready, blocked, ...), which planners read over and over. Read only."""
         return self.until_edit(name, lambda: self.sorted_ids(ids))
 
     def until_edit(self, name: str, compute: Callable[[], list[str]]) -> Sequence[str]:
-        """`compute()`, remembered as `name` until the next `apply` (a query's ids, so that
-        paging through it costs a slice per page). At most `REMEMBERED` names are kept
-        between two edits. Kept as a tuple: the cyclic GC stops tracking a tuple of strings
-        at its first collection, where it would walk a list's every id in each full
-        collection (a million ids: about 30 ms each, with the tasks frozen)."""
+        """`compute()`, remembered as `name` until the next `apply` (a query's ids: paging
+        through it costs a slice per page); at most `REMEMBERED` names between two edits.
+        A tuple: the cyclic GC stops tracking one of strings at its first collection, where
+        it walks a list's every id in each (a million ids: 30 ms each, tasks frozen)."""
         found = self._sorted.get(name)
         if found is None:
             if len(self._sorted) >= REMEMBERED:
@@ -357,12 +364,15 @@ class TaskIndex:
         )
 
     def about(self, task_id: str, now: datetime, *, shown: int) -> TaskAbout:
-        """Everything a view of `task_id` says that its file does not, at `now`, in one
-        answer: its facts, why it is blocked, its deferral and claim, and the first `shown`
-        tasks it blocks (`graph/about.py`)."""
+        """All a view of `task_id` says that its file does not, at `now`, in one answer:
+        facts, why blocked, deferral, claim, the first `shown` it blocks (`graph/about.py`)."""
         task, record, reasons = self.require(task_id), self.record(task_id), self.reasons(task_id)
-        blocks = self.orders.view("depends_on", task_id)[:shown]
-        chain = self.until_edit_value(KEPT_AS, lambda: Chains(self))[task_id]
+        local, store = record.local, self._store
+        blocks = self.orders.view("depends_on", task_id)[:shown] if local.blocking_count else ()
+        chain = NO_CHAIN  # on no depends_on edge: no need of the whole graph's chains
+        if local.blocking_count or local.blocked_by_count:
+            make = partial(Chains, store.dependencies, store.dep_cycle)
+            chain = self.until_edit_value(KEPT_AS, make)[task_id]
         return task_about(task, record, reasons, blocks, chain=chain, now=now)
 
     def ready_base(self, task_id: str) -> datetime | None:

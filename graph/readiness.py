@@ -14,7 +14,7 @@ from heapq import merge
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.claims import deferred_until
-from graph.facts import BlockedReasons, TaskFacts
+from graph.facts import BlockedReasons
 from graph.index import TaskIndex
 from storage.model import IN_PROGRESS_STATUS, REVIEW_STATUS
 
@@ -24,7 +24,6 @@ __all__ = [
     "blocked_or_deferred_ids",
     "blocked_tasks",
     "deferred_ids",
-    "facts_at",
     "in_progress_tasks",
     "ready_tasks",
     "review_tasks",
@@ -60,27 +59,6 @@ def _not_deferred(index: TaskIndex, ids: list[str], now: datetime | None) -> lis
     require = index.require
     held = {i for i in index.deferring() if deferred_until(require(i), now) is not None}
     return [i for i in ids if i not in held] if held else ids
-
-
-def facts_at(index: TaskIndex, task_id: str, now: datetime) -> TaskFacts:
-    """`index.facts(task_id)` at `now`: a task deferred past `now` is not ready and says
-    until when.
-
-    >>> from datetime import UTC
-    >>> from storage.model import Task
-    >>> index = TaskIndex.build([Task(id="a", title="A", path="a.md", status="active",
-    ...                               extra={"defer_until": "2026-02-01"})])
-    >>> facts_at(index, "a", datetime(2026, 1, 1, tzinfo=UTC)).is_ready
-    False
-    >>> facts_at(index, "a", datetime(2026, 3, 1, tzinfo=UTC)).is_ready
-    True
-    """
-    facts = index.facts(task_id)
-    until = deferred_until(index.require(task_id), now)
-    if until is None:
-        return facts
-    update = {"deferred_until": until, "is_ready": False, "ready_since": None}
-    return facts.model_copy(update=update)
 
 
 def ready_tasks(

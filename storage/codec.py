@@ -83,9 +83,12 @@ def loads(text: str, *, path: str = "", stem: str | None = None) -> Task:
 
 
 def to_task(meta: dict[str, Any], parts: Parts, *, path: str, stem: str | None) -> Task:
-    """Build the model from parsed frontmatter; raw text recovers strings YAML re-typed."""
+    """Build the model from parsed frontmatter; raw text recovers strings YAML re-typed.
+    The values are read first, then made the model's in one go (statuses normalised, the
+    body packed)."""
     raw = _RawScalars(parts.front)
-    title = _string(meta, "title", raw)
+    text = {key: _string(meta, key, raw) for key in _STRING_KEYS}
+    title = text["title"]
     if title is None or not title.strip():
         raise NotATask(path)
     task_id = _task_id(meta, raw, stem, path)
@@ -93,25 +96,28 @@ def to_task(meta: dict[str, Any], parts: Parts, *, path: str, stem: str | None) 
         times = {key: parse_timestamp(meta.get(key)) for key in _TIME_KEYS}
     except (ValueError, TypeError) as exc:
         raise ParseError(path, f"unreadable timestamp: {exc}") from exc
+    deps, soft = _ids(meta.get("depends_on")), _ids(meta.get("soft_depends_on"))
+    tags = _tags(meta.get("tags"))
+    order, extra, status = _int(meta.get("order")), _extra(meta), _string(meta, "status", raw)
     task = Task(
         id=task_id,
         title=title.strip(),
         path=path,
-        type=_string(meta, "type", raw) or DEFAULT_TYPE,
-        status=normalise_status(_string(meta, "status", raw) or "inbox"),
+        type=text["type"] or DEFAULT_TYPE,
+        status=normalise_status(status or "inbox"),
         priority=normalise_priority(meta.get("priority")),
-        order=_int(meta.get("order")),
-        parent=_string(meta, "parent", raw) or None,
-        depends_on=_ids(meta.get("depends_on")),
-        soft_depends_on=_ids(meta.get("soft_depends_on")),
-        project=_string(meta, "project", raw) or None,
-        tags=_tags(meta.get("tags")),
-        assignee=_string(meta, "assignee", raw) or None,
-        complexity=_string(meta, "complexity", raw),
-        effort=_string(meta, "effort", raw),
-        context=_string(meta, "context", raw),
+        order=order,
+        parent=text["parent"] or None,
+        project=text["project"] or None,
+        assignee=text["assignee"] or None,
+        complexity=text["complexity"],
+        effort=text["effort"],
+        context=text["context"],
         packed_body=pack_text(parts.body),
-        extra=_extra(meta),
+        depends_on=deps,
+        soft_depends_on=soft,
+        tags=tags,
+        extra=extra,
         **times,
     )
     return share_strings(task)

@@ -9,6 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from graph.about import TaskAbout
 from graph.claims import CLAIMED_BY
 from graph.index import TaskIndex
 from storage.conflicts import conflicted_file
@@ -93,10 +94,18 @@ class ServerContext:
         now = self.clock()
         if fields == "brief":
             return to_view(task, now=now)
+        answer = self.index.about(task.id, now, shown=BLOCKS_SHOWN)
+        return self.full_view(task, answer, max_body_chars=max_body_chars)
+
+    def full_view(
+        self, task: Task, answer: TaskAbout, *, max_body_chars: int | None = None
+    ) -> TaskView:
+        """The full view of `task` from the graph's answer about it (`TaskIndex.about`, with
+        `BLOCKS_SHOWN`), for a caller that reads that answer for more than the view."""
         return to_view(
             task,
             "full",
-            about=self.index.about(task.id, now, shown=BLOCKS_SHOWN),
+            about=answer,
             file_modified=self.file_modified(task),
             max_body_chars=max_body_chars,
         )

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graph.index import TaskIndex
+from graph.write_delta import NO_CHANGE, WriteDelta
 from storage import cache
 from storage.bulk import gc_paused
 from storage.feed import ChangeFeed
@@ -158,10 +159,6 @@ def _target_stamp(path: Path) -> tuple[int, int]:
     return stat.st_mtime_ns, stat.st_size
 
 
-def _ignore(relative: str) -> None:
-    """What a recorded path is told to when nothing syncs."""
-
-
 class LiveTree:
     """One task root, loaded once and then kept fresh file by file."""
 
@@ -194,7 +191,8 @@ class LiveTree:
         self._links = set(links)
         self._thread: ThreadWatch | None = None
         self._use_cache = use_cache
-        self.on_record: Callable[[str], None] = _ignore
+        self.on_record: Callable[[str], None] | None = None
+        """Told each path a tool records (a syncing server commits them); None: nothing syncs."""
         if watch and self._kernel is None:
             self._start_watcher()
 
@@ -367,26 +365,35 @@ class LiveTree:
         except (OSError, RuntimeError) as exc:
             return _unreadable(relative, exc)
 
-    def _apply(self, delta: Delta) -> None:
-        if delta:
-            self.index.apply(delta.upserted, delta.removed)
-            self.generation += 1
+    def _apply(self, delta: Delta) -> WriteDelta:
+        if not delta:
+            return NO_CHANGE
+        found = self.index.apply(delta.upserted, delta.removed)
+        self.generation += 1
+        return found
 
-    def record(self, results: Iterable[FileResult], removed_paths: Iterable[str] = ()) -> None:
-        """Apply files a tool just wrote (or moved away), without waiting for the watcher;
-        each path is also told to `on_record` (a syncing server commits them)."""
+    def record(
+        self, results: Iterable[FileResult], removed_paths: Iterable[str] = ()
+    ) -> WriteDelta:
+        """Apply files a tool just wrote (or moved away), without waiting for the watcher,
+        and answer what that changed in readiness (the index's answer to the edit); each
+        path is also told to `on_record` (a syncing server commits them)."""
         with self.lock:
             delta = Delta()
+            told = self.on_record
             for result in results:
                 self.feed.note(result.path, self.table.result(result.path))
                 delta.extend(self.table.put(result))
-                self.on_record(result.path)
+                if told is not None:
+                    told(result.path)
             for relative in removed_paths:
                 self.feed.note(relative, self.table.result(relative))
-                self.on_record(relative)
+                if told is not None:
+                    told(relative)
                 delta.extend(self.table.drop(relative))
-            self._apply(delta)
+            found = self._apply(delta)
             self.feed.close_step(self.table.result)
+            return found
 
     def rebuild(self) -> None:
         """Re-read everything (admin only; normal operation never needs it)."""

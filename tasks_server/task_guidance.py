@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from graph.claims import Claim, iso
-from graph.facts import BlockedReasons, TaskFacts
+from graph.facts import BlockedReasons
 from storage.model import TERMINAL_STATUSES
 from tasks_server.guidance import Guidance, guide
 
-__all__ = ["Situation", "blocked_sentence", "for_task", "held_by_you", "task_state"]
+__all__ = ["Readiness", "Situation", "blocked_sentence", "for_task", "held_by_you", "task_state"]
 
 SHOWN_IDS = 5
 """The most ids a sentence of guidance spells out (the rest are counted)."""
@@ -31,6 +31,19 @@ def _ids(ids: Sequence[str]) -> str:
     if rest:
         return f"{', '.join(shown)} and {rest} more"
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+class Readiness(Protocol):
+    """What guidance reads of a task's readiness (`TaskIndex.about`'s answer holds it)."""
+
+    @property
+    def is_ready(self) -> bool: ...
+    @property
+    def is_blocked(self) -> bool: ...
+    @property
+    def open_child_count(self) -> int: ...
+    @property
+    def reasons(self) -> BlockedReasons: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +63,7 @@ class Situation:
         return "held_by_you" if self.claim.agent == self.agent else "held_by_other"
 
 
-def task_state(status: str, facts: TaskFacts, situation: Situation = Situation()) -> str:
+def task_state(status: str, facts: Readiness, situation: Situation = Situation()) -> str:
     """A task's state as guidance names it: its terminal status, `blocked`, `deferred`,
     `held_by_you` / `held_by_other` / `claimed` (a live claim; the last when the caller did
     not name itself), `in_progress`, `ready`,
@@ -175,7 +188,7 @@ def _situation_context(situation: Situation) -> dict[str, Any] | None:
 def for_task(
     task_id: str,
     status: str,
-    facts: TaskFacts,
+    facts: Readiness,
     *,
     first: Sequence[str] = (),
     situation: Situation = Situation(),

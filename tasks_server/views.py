@@ -252,10 +252,11 @@ def claim_fields(task: Task, now: datetime) -> dict[str, Any]:
     }
 
 
-NOT_IN_VIEW = frozenset({"packed_body", "reasons"})
+NOT_IN_VIEW = frozenset({"packed_body", "reasons", "open_child_count"})
 """The task's fields and the graph's answer's that a full view does not show under their own
 name: the packed body (shown unpacked as `body`), why it is blocked (the result's guidance
-says it, `blocked_reason`). Every other one shows (a test holds it)."""
+says it, `blocked_reason`), how many children are open (`is_leaf` says whether any is; the
+guidance and the editor's hover read the count). Every other one shows (a test holds it)."""
 
 
 def _extra_of(task: Task, claim: dict[str, Any]) -> dict[str, Any] | None:

@@ -8,9 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph.claims import claim_of
-from graph.facts import TaskFacts
-from graph.readiness import facts_at
+from graph.about import TaskAbout
 from storage.model import KNOWN_STATUSES, KNOWN_TYPES, READY_STATUSES, Task
 from tasks_server.editor.text import REFERENCE_KEYS, Place, Token, id_tokens, place_at, token_at
 from tasks_server.editor.tree import EditorTree
@@ -87,7 +85,7 @@ def _ids(tree: EditorTree, place: Place) -> list[Choice]:
 
 def hover_text(tree: EditorTree, text: str, line: int, column: int, now: datetime) -> str | None:
     """Markdown about the id under the cursor: title, status, project, ready or not and why
-    (the one readiness of `graph.readiness`), how many tasks it blocks."""
+    (the graph's one answer about a task, as a full view reads it), how many tasks it blocks."""
     token = token_at(text, line, column)
     if token is None:
         return None
@@ -95,21 +93,20 @@ def hover_text(tree: EditorTree, text: str, line: int, column: int, now: datetim
         task = tree.index.get(token.value)
         if task is None:
             return f"`{token.value}`: no task has this id"
-        facts = facts_at(tree.index, task.id, now)
+        about = tree.index.about(task.id, now, shown=0)
         lines = [
             f"**{task.id}**: {task.title}",
             f"status `{task.status}`" + (f", project `{task.project}`" if task.project else ""),
-            "**ready**" if facts.is_ready else "not ready: " + "; ".join(_why_not(task, facts)),
+            "**ready**" if about.is_ready else "not ready: " + "; ".join(_why_not(task, about)),
         ]
-        claim = claim_of(task)
-        if claim is not None and claim.is_live(now):
-            lines.append(f"claimed by {claim.agent}")
-        lines.append(f"blocks {facts.blocking_count} task(s); {facts.child_count} child(ren)")
+        if about.claim_live:
+            lines.append(f"claimed by {about.claimed_by}")
+        lines.append(f"blocks {about.blocking_count} task(s); {about.child_count} child(ren)")
         return "\n\n".join(lines)
 
 
-def _why_not(task: Task, facts: TaskFacts) -> list[str]:
-    """Why a task is not ready, by the one readiness of SPEC §4 (`graph.readiness`)."""
+def _why_not(task: Task, facts: TaskAbout) -> list[str]:
+    """Why a task is not ready, by the one readiness of SPEC §4 (`TaskIndex.about`)."""
     why = [blocked_sentence(task.id, facts.reasons) or ""] if facts.reasons.any() else []
     if task.status not in READY_STATUSES and not facts.reasons.status_blocked:
         why.append(f"status `{task.status}` is not a ready status")

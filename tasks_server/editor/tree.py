@@ -15,6 +15,7 @@ import bisect
 from collections import Counter
 from pathlib import Path
 
+from graph.write_delta import WriteDelta
 from storage.model import Task
 from storage.reading import bytes_result
 from storage.table import Delta, FileResult
@@ -100,14 +101,15 @@ class EditorTree(LiveTree):
 
     # --- what completion keeps -----------------------------------------------------------
 
-    def _apply(self, delta: Delta) -> None:
+    def _apply(self, delta: Delta) -> WriteDelta:
         for task_id in [*delta.removed, *(t.id for t in delta.upserted)]:
             old = self.index.get(task_id)
             if old is not None:
                 self._forget(old)
-        super()._apply(delta)
+        found = super()._apply(delta)
         for task in delta.upserted:
             self._learn(task)
+        return found
 
     def _forget(self, task: Task) -> None:
         at = bisect.bisect_left(self.sorted_ids, task.id)

@@ -18,11 +18,12 @@ import time
 import unicodedata
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 from pydantic import AfterValidator, Field
 
 from graph.claims import CLAIM_EXPIRES, CLAIMED_BY, claim_of, iso
+from graph.write_delta import WriteDelta
 from storage.codec import DELETE
 from storage.errors import Conflict, ParseError, TaskNotFound, TooLarge
 from storage.model import Task
@@ -36,6 +37,7 @@ __all__ = [
     "MAX_AGENT_CHARS",
     "AgentArg",
     "Decision",
+    "Guarded",
     "check_claim",
     "guarded_write",
 ]
@@ -89,9 +91,14 @@ def _same_task(task_id: str, decide: Callable[[Task], Decision]) -> Callable[[Ta
     return checked
 
 
-def guarded_write(
-    ctx: ServerContext, task_id: str, decide: Callable[[Task], Decision]
-) -> FileResult:
+class Guarded(NamedTuple):
+    """A guarded write's file as written, and what it changed in readiness."""
+
+    result: FileResult
+    delta: WriteDelta
+
+
+def guarded_write(ctx: ServerContext, task_id: str, decide: Callable[[Task], Decision]) -> Guarded:
     """Read the file once under its lock, `decide`, write only over what was read; on a
     lost race, again (bounded). A file that is gone, holds another task or no task at all
     is TaskNotFound. The written file is recorded in the index before returning."""
@@ -107,6 +114,5 @@ def guarded_write(
             continue
         except (TaskNotFound, ParseError, TooLarge) as exc:
             raise TaskNotFound(task_id) from exc
-        ctx.live.record([result])
-        return result
+        return Guarded(result, ctx.live.record([result]))
     raise AssertionError("unreachable")  # pragma: no cover

@@ -3,18 +3,22 @@ made before the first byte is written, and messages that quote a caller's value 
 
 from __future__ import annotations
 
-from typing import TypedDict
+from collections.abc import Sequence
+from typing import NamedTuple, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph.changes import WriteDelta
 from graph.cycle_check import would_create_cycle
+from graph.index import TaskIndex
+from graph.write_delta import WriteDelta
 from storage import codec
 from storage.model import Task
 from tasks_server.context import ServerContext
 from tasks_server.errors import ToolFailure
+from tasks_server.guidance import Guidance
 from tasks_server.models import Envelope
-from tasks_server.views import TaskView
+from tasks_server.tools._about import guidance_of
+from tasks_server.views import BLOCKS_SHOWN, TaskView
 
 __all__ = [
     "BODY_SHOWN",
@@ -24,13 +28,15 @@ __all__ = [
     "ReadinessMove",
     "ReadinessReport",
     "TaskWritten",
+    "Written",
     "check_fits",
+    "check_links",
     "check_new_file",
     "check_refs",
     "projected_size",
-    "raise_if_cycle",
     "readiness_counts",
     "shown",
+    "written",
     "written_view",
 ]
 
@@ -94,8 +100,12 @@ def shown(value: str) -> str:
 
 
 def check_refs(ctx: ServerContext, parent: str | None, deps: list[str] | None) -> None:
+    _check_refs(ctx.index, parent, deps)
+
+
+def _check_refs(index: TaskIndex, parent: str | None, deps: list[str] | None) -> None:
     for ref in [parent, *(deps or [])]:
-        if ref is not None and ref not in ctx.index:
+        if ref is not None and ref not in index:
             raise ToolFailure("TASK_NOT_FOUND", f"no task with id {shown(ref)} to link to")
 
 
@@ -112,16 +122,36 @@ def check_new_file(ctx: ServerContext, task: Task) -> None:
     check_fits(ctx, len(codec.dumps(task).encode()), f"the file of {shown(task.title)}")
 
 
-def raise_if_cycle(
-    ctx: ServerContext, task_id: str, parent: str | None, deps: list[str] | None
-) -> None:
-    cycle = would_create_cycle(ctx.index, task_id, parent=parent, depends_on=deps or ())
+def check_links(index: TaskIndex, task_id: str, parent: str | None, deps: list[str] | None) -> None:
+    """Refuse, before anything is written, links to tasks that do not exist (TASK_NOT_FOUND)
+    and links that would close a parent or dependency cycle (the cycle)."""
+    _check_refs(index, parent, deps)
+    cycle = would_create_cycle(index, task_id, parent=parent, depends_on=deps or ())
     if cycle is not None:
         raise cycle
 
 
 def written_view(ctx: ServerContext, task_id: str) -> TaskView:
     return ctx.view(ctx.index.require(task_id), "full", max_body_chars=BODY_SHOWN)
+
+
+class Written(NamedTuple):
+    """A written task as its write's answer shows it: the view and the guidance."""
+
+    view: TaskView
+    guidance: Guidance
+
+
+def written(
+    ctx: ServerContext, task_id: str, *, first: Sequence[str] = (), agent: str | None = None
+) -> Written:
+    """The view of a task just written and the guidance its state calls for, both from one
+    answer of the graph about it (`first`, `agent`: as `guidance_of` takes them)."""
+    index = ctx.index
+    task = index.require(task_id)
+    answer = index.about(task_id, ctx.clock(), shown=BLOCKS_SHOWN)
+    view = ctx.full_view(task, answer, max_body_chars=BODY_SHOWN)
+    return Written(view, guidance_of(task, answer, first=first, agent=agent))
 
 
 def projected_size(

@@ -29,7 +29,6 @@ from tasks_server.guidance import guide
 from tasks_server.models import Envelope, IdArg, Input
 from tasks_server.registry import tool
 from tasks_server.task_guidance import held_by_you
-from tasks_server.tools._about import about
 from tasks_server.tools._blocks import closers
 from tasks_server.tools._guarded import (
     END_CLAIM,
@@ -38,7 +37,7 @@ from tasks_server.tools._guarded import (
     check_claim,
     guarded_write,
 )
-from tasks_server.tools._writes import written_view
+from tasks_server.tools._writes import written, written_view
 from tasks_server.views import TaskView
 
 __all__ = ["MAX_LEASE_SECONDS", "MAX_NOTE_CHARS", "note_entry", "with_note"]
@@ -88,7 +87,7 @@ def claim_task(ctx: ServerContext, args: ClaimTaskInput) -> ClaimTaskOutput:
     end. Atomic across server processes on one tree; a closed task cannot be claimed."""
     now = ctx.clock()
     before = claim_of(ctx.index.require(args.task_id))
-    result = guarded_write(
+    result, _ = guarded_write(
         ctx, args.task_id, lambda task: _claim(task, args.agent, args.lease_seconds, now)
     )
     renewed = before is not None and before.agent == args.agent and before.is_live(now)
@@ -319,13 +318,13 @@ def add_note(ctx: ServerContext, args: AddNoteInput) -> AddNoteOutput:
     by many processes at once are all kept."""
     now = ctx.clock()
     entry = note_entry(args.text, args.author, now)
-    result = guarded_write(ctx, args.task_id, lambda task: _note(task, entry, now))
-    view = written_view(ctx, args.task_id)
+    result, _ = guarded_write(ctx, args.task_id, lambda task: _note(task, entry, now))
+    view, guidance = written(ctx, args.task_id, first=["get_task"])
     return AddNoteOutput(
         task_id=args.task_id,
         entry="\n".join(entry),
         file_modified=view.file_modified or now,
-        guidance=about(ctx, args.task_id, first=["get_task"]).model_copy(
+        guidance=guidance.model_copy(
             update={
                 "current_state": "note_added",
                 "next_action": f"Call get_task on {args.task_id} to read every note",

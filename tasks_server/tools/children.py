@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from graph.changes import ReadinessProbe
 from graph.claims import claim_of
 from storage.model import Task, pack_text
 from tasks_server.context import ServerContext
@@ -117,11 +116,9 @@ def decompose_task(ctx: ServerContext, args: DecomposeTaskInput) -> DecomposeTas
     """Write children under a task, all or none; a child may depend on an earlier sibling."""
     parent = ctx.index.require(args.task_id)
     tasks = _children_tasks(ctx, parent, args.children)
-    probe = ReadinessProbe.take(ctx.index, [parent.id, *(t.id for t in tasks)])
     claim = claim_of(parent)
     updates = [(parent.path, dict(END_CLAIM))] if claim is not None else []
-    ctx.live.record(ctx.live.repository.write_batch(tasks, updates))
-    found = probe.delta(ctx.index)
+    found = ctx.live.record(ctx.live.repository.write_batch(tasks, updates))
     views = ctx.briefs(t.id for t in tasks)
     ended = claim.agent if claim is not None else None
     return DecomposeTaskOutput(

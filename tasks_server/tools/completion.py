@@ -11,9 +11,9 @@ from datetime import datetime
 
 from pydantic import Field
 
-from graph.changes import ReadinessProbe, WriteDelta
 from graph.checklist import open_checklist_items
 from graph.claims import holds_live_claim
+from graph.write_delta import NO_CHANGE, WriteDelta
 from storage.model import Task
 from tasks_server.consent import require_agreement
 from tasks_server.context import ServerContext
@@ -21,14 +21,13 @@ from tasks_server.errors import OpenChecklist
 from tasks_server.guidance import Guidance, action, guide
 from tasks_server.models import MAX_LIST_ITEMS, IdArg, Input
 from tasks_server.registry import tool
-from tasks_server.tools._about import about
 from tasks_server.tools._guarded import END_CLAIM, AgentArg, check_claim, guarded_write
 from tasks_server.tools._writes import (
     SHOWN_CHARS,
     TASK_ID,
     ReadinessReport,
     TaskWritten,
-    written_view,
+    written,
 )
 
 
@@ -65,11 +64,9 @@ def _done(now: datetime) -> dict[str, object]:
 def _complete(ctx: ServerContext, tasks: list[Task]) -> WriteDelta:
     """Write done + completed for each task not done yet, all or none (a task already done
     is left as it is: completing is idempotent); returns what that changed in readiness."""
-    probe = ReadinessProbe.take(ctx.index, [t.id for t in tasks])
     changes = _done(ctx.clock())
     updates = [(t.path, changes) for t in tasks if t.status != "done"]
-    ctx.live.record(ctx.live.repository.write_batch([], updates))
-    return probe.delta(ctx.index)
+    return ctx.live.record(ctx.live.repository.write_batch([], updates))
 
 
 def _complete_one(ctx: ServerContext, args: CompleteTaskInput) -> WriteDelta:
@@ -82,10 +79,9 @@ def _complete_one(ctx: ServerContext, args: CompleteTaskInput) -> WriteDelta:
         _check_completable(task, args.force)
         return (_done(now) if task.status != "done" else {}), None
 
-    probe = ReadinessProbe.take(ctx.index, [args.task_id])
-    if ctx.index.require(args.task_id).status != "done":
-        guarded_write(ctx, args.task_id, decide)
-    return probe.delta(ctx.index)
+    if ctx.index.require(args.task_id).status == "done":
+        return NO_CHANGE
+    return guarded_write(ctx, args.task_id, decide).delta
 
 
 def _force_question(ctx: ServerContext, args: CompleteTaskInput) -> str | None:
@@ -112,16 +108,14 @@ def complete_task(ctx: ServerContext, args: CompleteTaskInput) -> CompleteTaskOu
     check_claim(task, args.agent, args.force, ctx.clock())
     _check_completable(task, args.force)
     found = _complete_one(ctx, args)
-    view = written_view(ctx, task.id)
+    view, guidance = written(ctx, task.id, first=["get_ready_tasks"], agent=args.agent)
     open_children = [c for c in ctx.index.children(task.id) if not ctx.index.require(c).is_terminal]
     warnings = [f"{len(open_children)} child task(s) are still open"] if open_children else None
     return CompleteTaskOutput(
         task=view,
         **CompleteTaskOutput.fields_of(found),
         open_children=open_children,
-        guidance=_after_completion(
-            ctx, about(ctx, task.id, first=["get_ready_tasks"], agent=args.agent), found
-        ).model_copy(update={"warnings": warnings}),
+        guidance=_after_completion(ctx, guidance, found).model_copy(update={"warnings": warnings}),
     )
 
 

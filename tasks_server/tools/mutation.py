@@ -12,7 +12,6 @@ from datetime import datetime
 
 from pydantic import Field
 
-from graph.changes import ReadinessProbe
 from storage.codec import DELETE
 from storage.model import (
     DEFAULT_PRIORITY,
@@ -38,19 +37,17 @@ from tasks_server.models import (
     Title,
 )
 from tasks_server.registry import tool
-from tasks_server.tools._about import about
 from tasks_server.tools._guarded import END_CLAIM, AgentArg, check_claim
 from tasks_server.tools._writes import (
     TASK_ID,
     ReadinessReport,
     TaskWritten,
     check_fits,
-    check_refs,
+    check_links,
     projected_size,
-    raise_if_cycle,
     readiness_counts,
     shown,
-    written_view,
+    written,
 )
 
 
@@ -124,21 +121,18 @@ def _new_task(args: CreateTaskInput, task_id: str, now: datetime) -> Task:
 @tool("mutation", destructive=False, example={"title": "Meta test task", "project": "wx"})
 def create_task(ctx: ServerContext, args: CreateTaskInput) -> CreateTaskOutput:
     """Write a new task file (<project>/tasks/<id>-<slug>.md, or inbox/)."""
-    repo = ctx.live.repository
-    task_id = args.id or repo.new_id(args.project, ctx.index.__contains__)
-    if task_id in ctx.index:
+    repo, index = ctx.live.repository, ctx.index
+    task_id = args.id or repo.new_id(args.project, index.__contains__)
+    if task_id in index:
         raise ToolFailure("ALREADY_EXISTS", f"a task with id {task_id!r} exists")
-    check_refs(ctx, args.parent, args.depends_on)
-    raise_if_cycle(ctx, task_id, args.parent, args.depends_on)
+    check_links(index, task_id, args.parent, args.depends_on)
     task = _new_task(args, task_id, ctx.clock())  # the write checks its size, before writing
-    probe = ReadinessProbe.take(ctx.index, [task_id, *([args.parent] if args.parent else [])])
-    ctx.live.record([repo.create(task)])
-    delta = probe.delta(ctx.index)
-    view = written_view(ctx, task_id)
+    delta = ctx.live.record([repo.create(task)])
+    view, guidance = written(ctx, task_id, first=["get_task_neighborhood"])
     return CreateTaskOutput(
         task=view,
         **CreateTaskOutput.fields_of(delta),
-        guidance=about(ctx, task_id, first=["get_task_neighborhood"]).model_copy(
+        guidance=guidance.model_copy(
             update={"next_action": f"Call get_task_neighborhood on {task_id} to link it"}
         ),
     )
@@ -201,25 +195,19 @@ def update_task(ctx: ServerContext, args: UpdateTaskInput) -> UpdateTaskOutput:
     check_claim(task, args.agent, args.force, now)
     parent = changes.get("parent") if "parent" in changes else None
     deps = args.depends_on
-    check_refs(ctx, parent if isinstance(parent, str) else None, deps)
-    raise_if_cycle(ctx, task.id, parent if isinstance(parent, str) else None, deps)
+    check_links(ctx.index, task.id, parent if isinstance(parent, str) else None, deps)
     size = projected_size(ctx, task, changes, args.body)
     check_fits(ctx, size, f"the file of {shown(task.id)}")
-    new_parent = [parent] if isinstance(parent, str) and parent in ctx.index else []
-    probe = ReadinessProbe.take(ctx.index, [task.id, *new_parent])
     result = ctx.live.repository.update(
         task.path, changes, expected_modified=args.expected_modified, body=args.body
     )
-    ctx.live.record([result])
-    found = probe.delta(ctx.index)
-    view = written_view(ctx, task.id)
+    found = ctx.live.record([result])
+    view, guidance = written(ctx, task.id, first=["get_task"], agent=args.agent)
     return UpdateTaskOutput(
         task=view,
         **UpdateTaskOutput.fields_of(found),
         changed=sorted(k for k in changes if k not in END_CLAIM) + (["body"] if args.body else []),
-        guidance=about(ctx, task.id, first=["get_task"], agent=args.agent).model_copy(
-            update={"context": readiness_counts(found) or None}
-        ),
+        guidance=guidance.model_copy(update={"context": readiness_counts(found) or None}),
     )
 
 
@@ -257,13 +245,11 @@ def delete_task(ctx: ServerContext, args: DeleteTaskInput) -> DeleteTaskOutput:
     task = ctx.index.require(args.task_id)
     require_agreement(f"Delete task {task.id}?")
     referrers = sorted(set(ctx.index.dependents(task.id)) | set(ctx.index.children(task.id)))
-    probe = ReadinessProbe.take(ctx.index, [task.id])
     expected = args.expected_modified
     if expected is not None and expected == task.modified:  # as read: the file as indexed
         expected = ctx.file_modified(task)
     trash = ctx.live.repository.delete(task.path, expected_modified=expected)
-    ctx.live.record([], removed_paths=[task.path])
-    found = probe.delta(ctx.index)
+    found = ctx.live.record([], removed_paths=[task.path])
     return DeleteTaskOutput(
         task_id=task.id,
         trash_path=trash,

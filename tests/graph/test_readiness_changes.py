@@ -1,4 +1,5 @@
-"""A write's reported readiness changes equal the difference of two fresh builds."""
+"""A write's readiness delta (`TaskIndex.apply`'s answer) equals the difference of two fresh
+builds."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph.changes import ReadinessChanges, ReadinessProbe, region_between
+from graph.changes import region_between
 from graph.index import TaskIndex
+from graph.write_delta import Moved, NewTask, WriteDelta, reason
 from storage.model import Task
 from tests.conftest import examples
 from tests.graph.builders import index_of, task
@@ -22,15 +24,26 @@ upserts = st.lists(st.one_of(tasks, created), max_size=3)
 writes = st.tuples(upserts, st.lists(st.sampled_from(IDS), max_size=2))
 
 
-def _oracle(before: Iterable[Task], after: Iterable[Task]) -> ReadinessChanges:
-    """The changes as two indexes built from scratch see them."""
+def _oracle(before: Iterable[Task], after: Iterable[Task]) -> WriteDelta:
+    """The delta as two indexes built from scratch see it."""
     old, new = TaskIndex.build(before), TaskIndex.build(after)
 
-    def entered(flag: str) -> list[str]:
-        was = {i for i in old.ids() if getattr(old.facts(i), flag)}
-        return [i for i in new.ids() if getattr(new.facts(i), flag) and i not in was]
+    def why(index: TaskIndex, task_id: str) -> str:
+        return reason(index.record(task_id) if task_id in index else None)
 
-    return ReadinessChanges(became_ready=entered("is_ready"), became_blocked=entered("is_blocked"))
+    was = {i: why(old, i) for i in old.ids()}
+    now = {i: why(new, i) for i in new.ids()}
+    gone = sorted(i for i in old.ids() if i not in new)
+    kept = [i for i in new.ids() if i in was]
+    return WriteDelta(
+        became_ready=[Moved(i, was[i]) for i in kept if was[i] != now[i] == "ready"],
+        no_longer_ready=[
+            Moved(i, now.get(i, "deleted"))
+            for i in [*kept, *gone]
+            if was[i] == "ready" != now.get(i, "deleted")
+        ],
+        created=[NewTask(i, now[i] == "ready") for i in new.ids() if i not in was],
+    )
 
 
 def _written(tree: dict[str, Task], upserted: list[Task], removed: list[str]) -> dict[str, Task]:
@@ -41,55 +54,53 @@ def _written(tree: dict[str, Task], upserted: list[Task], removed: list[str]) ->
 
 @settings(max_examples=examples(400), deadline=None)
 @given(trees, writes)
-def test_reported_changes_equal_the_difference_of_two_fresh_builds(
+def test_an_edits_delta_equals_the_difference_of_two_fresh_builds(
     tree: dict[str, Task], write: tuple[list[Task], list[str]]
 ) -> None:
     upserted, removed = write
     index = TaskIndex.build(tree.values())
-    written = [t.id for t in upserted] + removed
-    probe = ReadinessProbe.take(index, written)
-    index.apply(upserted, removed)
-    expected = _oracle(tree.values(), _written(tree, upserted, removed).values())
-    assert probe.changes(index) == expected
+    found = index.apply(upserted, removed)
+    assert found == _oracle(tree.values(), _written(tree, upserted, removed).values())
 
 
-def test_completing_a_blocked_parent_unblocks_its_whole_open_subtree() -> None:
+def test_completing_a_blocked_parent_readies_its_whole_open_subtree() -> None:
     index = index_of(
         task("gate", status="blocked"),
         task("epic", parent="gate", status="active"),
         task("leaf", parent="epic"),
         task("done-leaf", parent="epic", status="done"),
     )
-    probe = ReadinessProbe.take(index, ["gate"])
-    index.apply([replace(index.require("gate"), status="done")])
-    assert probe.changes(index) == ReadinessChanges(became_ready=["leaf"], became_blocked=[])
+    found = index.apply([replace(index.require("gate"), status="done")])
+    assert found == WriteDelta([Moved("leaf", "blocked")], [], [])
 
 
-def test_reopening_a_dependency_blocks_its_dependent_and_that_dependents_subtree() -> None:
+def test_reopening_a_dependency_takes_its_dependent_out_of_the_ready_set() -> None:
     index = index_of(
         task("dep", status="done"),
         task("user", deps=["dep"], status="active"),
         task("part", parent="user"),
     )
-    probe = ReadinessProbe.take(index, ["dep"])
-    index.apply([replace(index.require("dep"), status="active")])
-    changes = probe.changes(index)
-    assert changes.became_blocked == ["part", "user"]
-    assert changes.became_ready == ["dep"]
+    found = index.apply([replace(index.require("dep"), status="active")])
+    assert found.no_longer_ready == [Moved("part", "blocked")]
+    assert found.became_ready == [Moved("dep", "done")]
 
 
 def test_creating_a_missing_dependency_as_done_readies_the_task_that_named_it() -> None:
     index = index_of(task("waiting", deps=["later"]))
-    probe = ReadinessProbe.take(index, ["later"])
-    index.apply([task("later", status="done")])
-    assert probe.changes(index).became_ready == ["waiting"]
+    found = index.apply([task("later", status="done")])
+    assert found == WriteDelta([Moved("waiting", "blocked")], [], [NewTask("later", False)])
 
 
-def test_moving_a_task_under_a_blocked_parent_reports_it_blocked() -> None:
+def test_moving_a_task_under_a_blocked_parent_reports_it_no_longer_ready() -> None:
     index = index_of(task("hold", status="blocked"), task("free"), task("other"))
-    probe = ReadinessProbe.take(index, ["free"])
-    index.apply([replace(index.require("free"), parent="hold")])
-    assert probe.changes(index) == ReadinessChanges(became_ready=[], became_blocked=["free"])
+    found = index.apply([replace(index.require("free"), parent="hold")])
+    assert found == WriteDelta([], [Moved("free", "blocked")], [])
+
+
+def test_deleting_a_ready_task_reports_it_deleted_after_the_others() -> None:
+    index = index_of(task("a", deps=["b"]), task("b", status="active"), task("z"))
+    found = index.apply([replace(index.require("z"), status="blocked")], removed=["b"])
+    assert found.no_longer_ready == [Moved("z", "blocked"), Moved("b", "deleted")]
 
 
 def test_breaking_a_dependency_cycle_readies_a_member_two_dependents_away() -> None:
@@ -97,9 +108,8 @@ def test_breaking_a_dependency_cycle_readies_a_member_two_dependents_away() -> N
     index = index_of(
         task("a", deps=["b"]), task("b", deps=["c"]), task("c", deps=["a"], status="done")
     )
-    probe = ReadinessProbe.take(index, ["a"])
-    index.apply([replace(index.require("a"), depends_on=())])
-    assert probe.changes(index) == ReadinessChanges(became_ready=["a", "b"], became_blocked=[])
+    found = index.apply([replace(index.require("a"), depends_on=())])
+    assert [m.task_id for m in found.became_ready] == ["a", "b"]
 
 
 def test_the_region_between_two_states_holds_both_parents_of_a_move_and_no_rename() -> None:

@@ -41,7 +41,7 @@ def test_decide_sees_the_file_as_it_is_now_not_as_the_index_loaded_it(
         titles.append(task.title)
         return done(task)
 
-    result = guarded_write(context, "one", decide)
+    result, _ = guarded_write(context, "one", decide)
     assert titles == ["Saved since"]
     assert result.task is not None and result.task.status == "done"
     assert context.index.require("one").status == "done"  # recorded
