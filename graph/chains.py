@@ -37,9 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-import networkx as nx
-
-from graph._digraph import predecessors, successors
+from graph._digraph import Graph, predecessors, successors
 
 if TYPE_CHECKING:  # the index asks for its chains (`TaskIndex.about`): no import back
     from graph.index import TaskIndex
@@ -71,7 +69,7 @@ class Chains(Mapping[str, ChainFacts]):
     over the index's depends_on graph and its cycles (`TaskIndex.dependency_graph`,
     `dependency_cycle_members`, which the index hands over itself)."""
 
-    def __init__(self, graph: nx.DiGraph[str], cycles: Mapping[str, tuple[str, ...]]) -> None:
+    def __init__(self, graph: Graph, cycles: Mapping[str, tuple[str, ...]]) -> None:
         self._depends_on = successors(graph)
         self._named_by = predecessors(graph)
         self._component = {task_id: members[0] for task_id, members in cycles.items()}
