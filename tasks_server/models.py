@@ -95,11 +95,11 @@ Body = Annotated[str, Field(max_length=MAX_FILE_BYTES)]
 
 
 class Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Envelope(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     success: bool = Field(True, description="True when the call did what it was asked.")
     guidance: Guidance
 

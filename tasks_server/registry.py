@@ -35,6 +35,7 @@ __all__ = [
     "ToolSpec",
     "by_name",
     "discover",
+    "is_declared",
     "purpose_of",
     "tool",
 ]
@@ -130,6 +131,12 @@ def _marked(info: FieldInfo) -> bool:
         pending.extend(get_args(kind))
         pending.extend(getattr(kind, "__metadata__", ()))
     return False
+
+
+def is_declared(spec: ToolSpec) -> bool:
+    """True for a tool declared here with `@tool`: everything it publishes follows from the
+    code (a bot's tools follow from its config file too)."""
+    return _DECLARED.get(spec.name) is spec
 
 
 def discover() -> list[ToolSpec]:

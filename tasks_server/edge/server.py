@@ -43,6 +43,7 @@ from tasks_server.context import ServerContext
 from tasks_server.edge.consent import consent_for
 from tasks_server.edge.instructions import instructions, said_once
 from tasks_server.edge.resources import TaskResources
+from tasks_server.edge.schema_cache import SchemaCache, Schemas
 from tasks_server.edge.schemas import input_schema, output_schema
 from tasks_server.edge.stdio import serve_checked_stdio
 from tasks_server.registry import ToolSpec
@@ -54,17 +55,24 @@ WAITERS = 100
 """Waiting calls (`wait_for_changes`) served at once; more wait their turn."""
 
 
-def to_tool(spec: ToolSpec) -> Tool:
-    """The MCP tool for a spec: schemas from its models, hints as annotations, its tier
-    (`{"tier": "query"}`, seed 002's four) and a bot tool's trigger patterns in `_meta`.
-    `openWorldHint: false` goes on the writers (they change only the task tree); a reader,
-    like its implied idempotence, leaves it out (bytes the planner's listing gave back)."""
+def published(spec: ToolSpec) -> Schemas:
+    """The input and output schemas a tool publishes, made from its models."""
+    return input_schema(spec.input_model, said_once()), output_schema(spec.output_model)
+
+
+def to_tool(spec: ToolSpec, cache: SchemaCache | None = None) -> Tool:
+    """The MCP tool for a spec: schemas from its models (kept in `cache` across starts),
+    hints as annotations, its tier (`{"tier": "query"}`, seed 002's four) and a bot tool's
+    trigger patterns in `_meta`. `openWorldHint: false` goes on the writers (they change
+    only the task tree); a reader, like its implied idempotence, leaves it out (bytes the
+    planner's listing gave back)."""
     hints = spec.hints
+    inputs, outputs = published(spec) if cache is None else cache.schemas(spec, published)
     return Tool(
         name=spec.name,
         description=spec.description,
-        input_schema=input_schema(spec.input_model, said_once()),
-        output_schema=output_schema(spec.output_model),
+        input_schema=inputs,
+        output_schema=outputs,
         annotations=ToolAnnotations(
             read_only_hint=hints.read_only,
             destructive_hint=None if hints.read_only else hints.destructive,
@@ -97,7 +105,8 @@ class TasksServer(Server[Any]):
     def __init__(self, name: str, toolset: Toolset) -> None:
         self.toolset = toolset
         self.context: ServerContext = toolset.context
-        self._tools = [to_tool(spec) for spec in toolset.visible()]
+        self._schemas = SchemaCache.open()
+        self._tools = self._listed()
         self._changes = InMemorySubscriptionBus()  # tools and resources, for listen streams
         self._waiting: anyio.CapacityLimiter | None = None
         self.resources = TaskResources(self.context.live, self._changes)
@@ -120,6 +129,12 @@ class TasksServer(Server[Any]):
             lifespan=_watching_resources,
         )
 
+    def _listed(self) -> list[Tool]:
+        """The session's tools, their schemas from the cache (new ones saved to it)."""
+        tools = [to_tool(spec, self._schemas) for spec in self.toolset.visible()]
+        self._schemas.save()
+        return tools
+
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListToolsResult:
@@ -140,7 +155,7 @@ class TasksServer(Server[Any]):
         run, limiter = self.toolset.run, self._limiter(name)
         outcome = await anyio.to_thread.run_sync(run, name, arguments, ask, limiter=limiter)
         if self.toolset.sync():  # a bot's restart_server changed its tools
-            self._tools = [to_tool(spec) for spec in self.toolset.visible()]
+            self._tools = self._listed()
             await self._tools_changed(ctx)
         return to_result(outcome)
 
