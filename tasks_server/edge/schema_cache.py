@@ -3,16 +3,16 @@
 A tool's two published schemas (`edge.schemas`) cost its models' pydantic core schemas and
 JSON Schemas: for the 32 tools a default session lists, more than a third of what a start
 spends past the SDK's own import (docs/performance.md, "Where a start's time goes"). They
-follow from the code alone (our three packages, pydantic, Python), so they are written once
-to `tasks_server/__pycache__/tool-schemas.<fingerprint>.json` and read back at the next
+follow from the code alone (our three packages, pydantic, Python), so they are written once,
+with the shared arguments' schemas the session's instructions give, to
+`tasks_server/__pycache__/tool-schemas.<fingerprint>.json`, and read back at the next
 start. The fingerprint hashes those versions and every source file's path, size and mtime
 (what Python checks before it trusts a `.pyc`): any change to the code names another file,
 so a schema made by other code is never read, and saving removes the files of other
 fingerprints. Only tools declared in code (`registry.is_declared`) are kept: a bot's tools
 are made from its config file, so theirs are made at every start. Best effort both ways: a
 file that cannot be read or parsed is made again, a folder that cannot be written holds
-no cache, and the start goes on.
-"""
+no cache, and the start goes on."""
 
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import pydantic
 import pydantic_core
@@ -35,7 +36,9 @@ import tasks_server
 from tasks_server.registry import is_declared
 from tasks_server.spec import ToolSpec
 
-__all__ = ["SchemaCache", "Schemas", "fingerprint"]
+__all__ = ["SchemaCache", "Schemas", "fingerprint", "schema_cache"]
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +76,10 @@ def _folder() -> Path:
 
 
 class SchemaCache:
-    """The schemas of declared tools this code made before, and those made since."""
+    """What this code made before (by key: a declared tool's schemas, the shared
+    arguments'), and what it made since."""
 
-    def __init__(self, path: Path | None, known: dict[str, Schemas]) -> None:
+    def __init__(self, path: Path | None, known: dict[str, Any]) -> None:
         self.path = path
         self._known = known
         self._made = False
@@ -86,15 +90,20 @@ class SchemaCache:
         path = (folder or _folder()) / f"{PREFIX}{fingerprint()}.json"
         return cls(path, _read(path))
 
+    def kept(self, key: str, make: Callable[[], T], shape: Callable[[Any], bool]) -> T:
+        """The value kept under `key` when it has the `shape` asked, else `make()`'s, kept."""
+        found = self._known.get(key)
+        if not shape(found):
+            found = self._known[key] = make()
+            self._made = True
+        return cast("T", found)
+
     def schemas(self, spec: ToolSpec, make: Callable[[ToolSpec], Schemas]) -> Schemas:
         """`spec`'s schemas: kept ones for a declared tool, else `make(spec)`."""
         if not is_declared(spec):
             return make(spec)
-        found = self._known.get(spec.name)
-        if found is None:
-            found = self._known[spec.name] = make(spec)
-            self._made = True
-        return found
+        pair = self.kept(f"tool {spec.name}", lambda: list(make(spec)), _is_pair)
+        return pair[0], pair[1]
 
     def save(self) -> None:
         """Write what was made since the start (nothing when nothing was)."""
@@ -107,28 +116,32 @@ class SchemaCache:
         self._made = False
 
 
-def _read(path: Path) -> dict[str, Schemas]:
+@cache
+def schema_cache() -> SchemaCache:
+    """This process's cache (one fingerprint per process: the code does not change under it)."""
+    return SchemaCache.open()
+
+
+def _is_pair(found: Any) -> bool:
+    return isinstance(found, list) and len(found) == 2 and all(isinstance(s, dict) for s in found)
+
+
+def _read(path: Path) -> dict[str, Any]:
     try:
-        entries = json.loads(path.read_bytes())
+        known = json.loads(path.read_bytes())
     except (OSError, ValueError):
         return {}
-    if not isinstance(entries, dict):
-        return {}
-    return {
-        name: (pair[0], pair[1])
-        for name, pair in entries.items()
-        if isinstance(pair, list) and len(pair) == 2 and all(isinstance(s, dict) for s in pair)
-    }
+    return known if isinstance(known, dict) else {}
 
 
-def _write(path: Path, known: dict[str, Schemas]) -> None:
+def _write(path: Path, known: dict[str, Any]) -> None:
     """Write `known` whole (a reader sees the old file or the new one, never half), then
     remove the files of other fingerprints. No fsync: a torn file is only made again."""
     path.parent.mkdir(exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump({name: list(pair) for name, pair in sorted(known.items())}, out)
+            json.dump(dict(sorted(known.items())), out)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

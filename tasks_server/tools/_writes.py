@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from graph.changes import WriteDelta
 from graph.cycle_check import would_create_cycle
@@ -13,7 +13,7 @@ from storage import codec
 from storage.model import Task
 from tasks_server.context import ServerContext
 from tasks_server.errors import ToolFailure
-from tasks_server.models import Envelope
+from tasks_server.models import Envelope, Part
 from tasks_server.views import TaskView
 
 __all__ = [
@@ -39,7 +39,7 @@ TASK_ID = "Exact task id."  # the description of a write's `task_id` argument
 BODY_SHOWN = 2000  # body characters a write's result shows (the rest is flagged, not lost)
 
 
-class ReadinessMove(BaseModel):
+class ReadinessMove(Part):
     model_config = ConfigDict(extra="forbid")
 
     task_id: str = Field(description="The task.")
@@ -49,7 +49,7 @@ class ReadinessMove(BaseModel):
     )
 
 
-class NewTaskRow(BaseModel):
+class NewTaskRow(Part):
     model_config = ConfigDict(extra="forbid")
 
     task_id: str = Field(description="The new task.")
