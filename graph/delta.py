@@ -33,6 +33,7 @@ from datetime import date, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph._results import RESULT
 from graph._store import KINDS, references
 from graph.changes import region_between, standings
 from graph.cycles import parent_cycle_through
@@ -62,7 +63,7 @@ compact JSON text."""
 
 _NOT_FIELDS = frozenset({"id", "path", "packed_body", "extra"})
 _FIELD_NAMES = tuple(f.name for f in fields(Task) if f.name not in _NOT_FIELDS)
-_BOTH = ConfigDict(frozen=True, extra="forbid", serialize_by_alias=True, validate_by_name=True)
+_BOTH = ConfigDict(**RESULT, serialize_by_alias=True, validate_by_name=True)
 
 SECTIONS = (
     "added",
@@ -99,7 +100,7 @@ class PathMove(BaseModel):
 class ChangedTask(BaseModel):
     """A task present in both states whose file content changed."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = RESULT
 
     task_id: str = Field(description="Task id.")
     fields: dict[str, FieldChange] = Field(
@@ -113,7 +114,7 @@ class ChangedTask(BaseModel):
 class ProblemRow(BaseModel):
     """A structural problem of one state: what it is and what it involves."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = RESULT
 
     kind: str = Field(
         description="dependency_cycle, parent_cycle, dangling_parent, dangling_depends_on, "
@@ -130,7 +131,7 @@ class ProblemRow(BaseModel):
 class TreeDelta(BaseModel):
     """Every section of a delta, each sorted by task id (problems by kind, then ids)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = RESULT
 
     added: list[str] = Field(description="Tasks only in the later state.")
     removed: list[str] = Field(description="Tasks only in the earlier state.")

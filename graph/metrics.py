@@ -16,8 +16,9 @@ from collections import Counter
 from collections.abc import Collection
 from typing import Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from graph._results import RESULT
 from graph.errors import InvalidArgument, UnknownTask
 from graph.index import TaskIndex
 from storage.model import IN_PROGRESS_STATUS
@@ -36,7 +37,7 @@ __all__ = [
 
 Scope = Literal["all", "project", "subtree"]
 SCOPES: tuple[str, ...] = ("all", "project", "subtree")
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = RESULT
 
 
 class OutDegree(BaseModel):

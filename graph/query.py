@@ -10,8 +10,9 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from graph._results import RESULT
 from graph.errors import InvalidArgument
 from graph.index import TaskIndex
 from storage.model import Task, body_unpacker, normalise_status
@@ -31,7 +32,7 @@ __all__ = [
 class TreeNode(BaseModel):
     """One task in a tree view, with its children nested."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = RESULT
 
     id: str = Field(description="Task id.")
     title: str = Field(description="Task title.")

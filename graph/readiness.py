@@ -11,8 +11,9 @@ from collections.abc import Collection
 from datetime import datetime
 from heapq import merge
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from graph._results import RESULT
 from graph.claims import deferred_until
 from graph.facts import BlockedReasons
 from graph.index import TaskIndex
@@ -33,7 +34,7 @@ __all__ = [
 class BlockedRow(BaseModel):
     """A blocked task and why."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = RESULT
 
     id: str = Field(description="Task id.")
     reasons: BlockedReasons = Field(description="Every reason that applies.")

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from graph._results import RESULT
 from graph._time import check_now, cutoff, days_since
 from graph.delta import TreeDelta
 from graph.index import TaskIndex
@@ -30,7 +31,7 @@ __all__ = [
     "review_snapshot",
 ]
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = RESULT
 WEEK = timedelta(days=7)
 
 

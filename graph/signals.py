@@ -8,8 +8,9 @@ server fills them from the repository.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from graph._results import RESULT
 from graph._store import KINDS, Kind, references
 from graph.index import TaskIndex
 from storage.model import TERMINAL_STATUSES
@@ -27,7 +28,7 @@ __all__ = [
     "task_signals",
 ]
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = RESULT
 
 
 class DanglingReference(BaseModel):

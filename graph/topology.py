@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from graph._results import RESULT
 from graph._time import check_now, days_between
 from graph.chains import chains
 from graph.checklist import has_open_checklist_item
@@ -30,7 +31,7 @@ __all__ = [
     "topology_rows",
 ]
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = RESULT
 
 CHAIN_LENGTH = Field(
     description="Most depends_on edges on a path leaving the task, each dependency cycle "

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import errno
 import fcntl
 import os
@@ -30,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from storage.errors import AlreadyExists, PathOutsideRoot, UnsafeFolder
+from storage.libc import libc
 from storage.temps import temp_file
 
 __all__ = [
@@ -312,11 +312,10 @@ _AT_FDCWD = -100
 
 
 def _load_renameat2() -> object | None:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-        function = libc.renameat2
-    except (OSError, AttributeError, TypeError):
+    found = libc()
+    if found is None or not hasattr(found, "renameat2"):  # not Linux: no exchange
         return None
+    function = found.renameat2
     function.argtypes = [
         ctypes.c_int,
         ctypes.c_char_p,

@@ -23,7 +23,6 @@ Where inotify does not exist (or the watch limit is reached), `TreeWatch.open` r
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import logging
 import os
@@ -32,6 +31,8 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from storage.libc import libc
 
 __all__ = ["Drained", "ThreadWatch", "TreeWatch"]
 
@@ -77,14 +78,13 @@ class Drained:
 
 
 def _libc() -> ctypes.CDLL | None:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.inotify_init1.argtypes = [ctypes.c_int]
-        libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-        libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
-    except (OSError, AttributeError):  # not Linux: no inotify
+    found = libc()
+    if found is None or not hasattr(found, "inotify_init1"):  # not Linux: no inotify
         return None
-    return libc
+    found.inotify_init1.argtypes = [ctypes.c_int]
+    found.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+    found.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
+    return found
 
 
 class TreeWatch:

@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
+from storage.bulk import gc_paused
 from storage.errors import StorageError
 from storage.timestamps import parse_timestamp
 from tasks_server import roots, version
@@ -265,7 +266,8 @@ def _add_import_export(sub: Any) -> None:
 
 
 def _run_serve(args: argparse.Namespace) -> int:
-    from tasks_server.edge.commands import run_serve  # noqa: PLC0415 - see above
+    with gc_paused():  # the imports leave almost no garbage; run_serve freezes what they made
+        from tasks_server.edge.commands import run_serve  # noqa: PLC0415 - see above
 
     return run_serve(args, lambda: os._exit(interrupted("serve")))
 

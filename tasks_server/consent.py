@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tasks_server.errors import ToolFailure
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "NOT_ASKED",
     "Ask",
+    "Asked",
     "Consent",
     "Declined",
     "Question",
@@ -47,6 +49,22 @@ NOT_ASKED = (
     "The person's agreement was not asked: this client cannot ask (no MCP elicitation); "
     "confirm with them before relying on this step"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A call's question, worked out once before the call runs, and the person's answer
+    once a face has put it (the MCP edge: the answer arrives outside the worker thread, so
+    it asks first): `Toolset.run` then neither works the question out again nor asks it.
+    `question` None: this call has nothing to ask."""
+
+    question: str | None
+    consent: Consent | None = None
+
+    def answered(self, consent: Consent | None) -> Asked:
+        """This question with the person's answer (None: the client cannot ask)."""
+        return Asked(self.question, consent or "not_asked")
+
 
 _ANSWER: ContextVar[Consent | None] = ContextVar("consent", default=None)
 

@@ -31,6 +31,7 @@ __all__ = [
     "Moment",
     "NewIdArg",
     "PageInfo",
+    "Part",
     "Priority",
     "RowFormat",
     "ShortText",
@@ -95,13 +96,25 @@ Body = Annotated[str, Field(max_length=MAX_FILE_BYTES)]
 
 
 class Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A tool's arguments. Like every model of a tool (`Envelope`, `Part`), built at its
+    first use (pydantic's `defer_build`): a start builds none its first answer does not
+    use (docs/performance.md, "Where a start's time goes")."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Envelope(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A tool's result: whether it did what it was asked, and the guidance."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     success: bool = Field(True, description="True when the call did what it was asked.")
     guidance: Guidance
+
+
+class Part(BaseModel):
+    """A piece of a tool's result (a row, a group of facts), built at its first use."""
+
+    model_config = ConfigDict(defer_build=True)
 
 
 class PageInfo(Envelope):

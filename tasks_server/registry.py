@@ -36,6 +36,7 @@ __all__ = [
     "by_name",
     "declared_in",
     "discover",
+    "is_declared",
     "purpose_of",
     "tool",
 ]
@@ -131,6 +132,12 @@ def _marked(info: FieldInfo) -> bool:
         pending.extend(get_args(kind))
         pending.extend(getattr(kind, "__metadata__", ()))
     return False
+
+
+def is_declared(spec: ToolSpec) -> bool:
+    """True for a tool declared here with `@tool`: everything it publishes follows from the
+    code (a bot's tools follow from its config file too)."""
+    return _DECLARED.get(spec.name) is spec
 
 
 def discover() -> list[ToolSpec]:

@@ -26,7 +26,7 @@ from graph.errors import GraphError, InvalidArgument, UnknownTask
 from storage.errors import ConflictedFile, StorageError, TaskNotFound
 from tasks_server.answer import bound_answer, bounded_json
 from tasks_server.bots.errors import UnknownBot
-from tasks_server.consent import NOT_ASKED, Ask, Consent, answering, ask_about
+from tasks_server.consent import NOT_ASKED, Ask, Asked, Consent, answering, ask_about
 from tasks_server.context import ServerContext
 from tasks_server.errors import (
     RECOVERY,
@@ -138,14 +138,23 @@ class Toolset:
             raise ReadOnlyRoot()
         return spec
 
-    def run(self, name: str, arguments: dict[str, Any], ask: Ask | None = None) -> Outcome:
-        """Run one call; never raises. `ask` puts a tool's question to the person (the MCP
-        edge's elicitation); without it a question is answered `not_asked`."""
+    def run(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        ask: Ask | None = None,
+        *,
+        asked: Asked | None = None,
+    ) -> Outcome:
+        """Run one call; never raises. `ask` puts a tool's question to the person; without
+        it a question is answered `not_asked`. `asked`: the question already worked out
+        (`question`) and answered by the face, which is neither worked out nor asked again."""
         try:
             spec = self.spec(name)
             check_sizes(arguments)
             args = spec.input_model.model_validate(arguments)
-            consent = self._consent(spec, args, ask)  # asked before any lock is taken
+            # asked before any lock is taken
+            consent = asked.consent if asked is not None else self._consent(spec, args, ask)
             data = self._synced(name, spec, args, arguments, consent)
             if consent == "not_asked":
                 _warn(data, NOT_ASKED)
@@ -221,27 +230,28 @@ class Toolset:
         spec = self.specs.get(name)
         return spec is not None and spec.confirm is not None
 
-    def question(self, name: str, arguments: dict[str, Any]) -> str | None:
-        """What the tool would ask the person before this call; None when nothing (or when
-        the call fails anyway: `run` reports that)."""
+    def question(self, name: str, arguments: dict[str, Any]) -> Asked | None:
+        """What the tool would ask the person before this call, worked out once (for `run`'s
+        `asked`); None when the call fails anyway (`run` reports that, working it out again
+        to fail the same way, through the one mapping)."""
         try:
             spec = self.spec(name)
-            if spec.confirm is None:
-                return None
             args = spec.input_model.model_validate(arguments)
-            with self.context.live.snapshot():
-                return spec.confirm(self.context, args)
+            return Asked(self._question(spec, args))
         except (ToolFailure, GraphError, StorageError, ValidationError):
-            return None  # the call itself reports it, through the one mapping
+            return None
 
-    def _consent(self, spec: ToolSpec, args: Any, ask: Ask | None) -> Consent | None:
-        """The person's answer to the tool's question for `args` (None: it asks nothing),
-        the question read from a fresh snapshot, the answer awaited outside every lock."""
+    def _question(self, spec: ToolSpec, args: Any) -> str | None:
+        """The tool's question for `args`, read from a fresh snapshot (None: it asks nothing)."""
         if spec.confirm is None:
             return None
         with self.context.live.snapshot():
-            question = spec.confirm(self.context, args)
-        return ask_about(question, ask)
+            return spec.confirm(self.context, args)
+
+    def _consent(self, spec: ToolSpec, args: Any, ask: Ask | None) -> Consent | None:
+        """The person's answer to the tool's question for `args` (None: it asks nothing),
+        the answer awaited outside every lock."""
+        return ask_about(self._question(spec, args), ask)
 
     def _check_project(self, project: str | None) -> None:
         """A reading tool filtering by a project no task has is INVALID_ARGUMENT, never an

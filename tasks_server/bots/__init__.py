@@ -10,5 +10,6 @@ store.py     workflow_state.json on disk (atomic, locked, re-read on every call)
 project.py   the workflow's project task in the task tree
 runtime.py   one bot: cached config + state + the operations behind its tools
 results.py   the result model and guidance built from config and state
-catalog.py   every bot in a folder and the tool specs generated from them
+catalog.py   every bot in a folder (a tree without one never imports the modules above)
+generated.py the tool specs generated from a bot's config
 """

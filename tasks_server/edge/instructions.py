@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import Field
 
+from tasks_server.edge.schema_cache import schema_cache
 from tasks_server.edge.schemas import SaidOnce, input_schema
 from tasks_server.filters import STATUS_FILTER, TaskFilterInput
 from tasks_server.listing import TaskListArgs
@@ -55,9 +56,19 @@ class SharedArguments(TaskFilterInput, TaskListArgs):
 
 @cache
 def said_once() -> SaidOnce:
-    """The shared arguments' published schemas, by name, and the usual text cap."""
-    arguments: dict[str, dict[str, Any]] = input_schema(SharedArguments)["properties"]
+    """The shared arguments' published schemas, by name (kept across starts with the tools'
+    schemas: `edge.schema_cache`), and the usual text cap."""
+    arguments = schema_cache().kept("shared arguments", _shared, _is_object)
     return SaidOnce(arguments=arguments, max_chars=MAX_SHORT_CHARS, closed=True)
+
+
+def _shared() -> dict[str, dict[str, Any]]:
+    properties: dict[str, dict[str, Any]] = input_schema(SharedArguments)["properties"]
+    return properties
+
+
+def _is_object(found: Any) -> bool:
+    return isinstance(found, dict)
 
 
 def instructions(arguments: Mapping[str, Collection[str]]) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import signal
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +39,11 @@ from mcp_types import (
 from pydantic_core import to_json
 
 from tasks_server import version
-from tasks_server.consent import Ask, Consent
 from tasks_server.context import ServerContext
 from tasks_server.edge.consent import consent_for
 from tasks_server.edge.instructions import instructions, said_once
 from tasks_server.edge.resources import TaskResources
+from tasks_server.edge.schema_cache import SchemaCache, Schemas, schema_cache
 from tasks_server.edge.schemas import input_schema, output_schema
 from tasks_server.edge.stdio import serve_checked_stdio
 from tasks_server.registry import ToolSpec
@@ -54,17 +55,24 @@ WAITERS = 100
 """Waiting calls (`wait_for_changes`) served at once; more wait their turn."""
 
 
-def to_tool(spec: ToolSpec) -> Tool:
-    """The MCP tool for a spec: schemas from its models, hints as annotations, its tier
-    (`{"tier": "query"}`, seed 002's four) and a bot tool's trigger patterns in `_meta`.
-    `openWorldHint: false` goes on the writers (they change only the task tree); a reader,
-    like its implied idempotence, leaves it out (bytes the planner's listing gave back)."""
+def published(spec: ToolSpec) -> Schemas:
+    """The input and output schemas a tool publishes, made from its models."""
+    return input_schema(spec.input_model, said_once()), output_schema(spec.output_model)
+
+
+def to_tool(spec: ToolSpec, cache: SchemaCache | None = None) -> Tool:
+    """The MCP tool for a spec: schemas from its models (kept in `cache` across starts),
+    hints as annotations, its tier (`{"tier": "query"}`, seed 002's four) and a bot tool's
+    trigger patterns in `_meta`. `openWorldHint: false` goes on the writers (they change
+    only the task tree); a reader, like its implied idempotence, leaves it out (bytes the
+    planner's listing gave back)."""
     hints = spec.hints
+    inputs, outputs = published(spec) if cache is None else cache.schemas(spec, published)
     return Tool(
         name=spec.name,
         description=spec.description,
-        input_schema=input_schema(spec.input_model, said_once()),
-        output_schema=output_schema(spec.output_model),
+        input_schema=inputs,
+        output_schema=outputs,
         annotations=ToolAnnotations(
             read_only_hint=hints.read_only,
             destructive_hint=None if hints.read_only else hints.destructive,
@@ -73,11 +81,6 @@ def to_tool(spec: ToolSpec) -> Tool:
         ),
         meta={"tier": spec.tier, **(spec.meta or {})},
     )
-
-
-def _answered(consent: Consent) -> Ask:
-    """The answer already given, for `Toolset.run` to hand to the tool."""
-    return lambda question: consent
 
 
 def to_result(outcome: Outcome) -> CallToolResult:
@@ -97,7 +100,8 @@ class TasksServer(Server[Any]):
     def __init__(self, name: str, toolset: Toolset) -> None:
         self.toolset = toolset
         self.context: ServerContext = toolset.context
-        self._tools = [to_tool(spec) for spec in toolset.visible()]
+        self._schemas = schema_cache()
+        self._tools = self._listed()
         self._changes = InMemorySubscriptionBus()  # tools and resources, for listen streams
         self._waiting: anyio.CapacityLimiter | None = None
         self.resources = TaskResources(self.context.live, self._changes)
@@ -119,6 +123,11 @@ class TasksServer(Server[Any]):
             on_completion=resources.complete,
             lifespan=_watching_resources,
         )
+        self._schemas.save()  # what this start made, for the next
+
+    def _listed(self) -> list[Tool]:
+        """The session's tools, their schemas from the cache."""
+        return [to_tool(spec, self._schemas) for spec in self.toolset.visible()]
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
@@ -128,19 +137,22 @@ class TasksServer(Server[Any]):
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult | InputRequiredResult:
-        """Ask the person first when the tool has a question (`edge.consent`), then run."""
+        """Ask the person first when the tool has a question (`edge.consent`), then run:
+        the question is worked out once, and the call runs with its answer."""
         name, arguments = params.name, params.arguments or {}
-        question = None
+        asked = None
         if self.toolset.may_ask(name):
-            question = await anyio.to_thread.run_sync(self.toolset.question, name, arguments)
-        consent = None if question is None else await consent_for(ctx, params, question)
-        if isinstance(consent, InputRequiredResult):
-            return consent  # the client asks the person, then calls again with the answer
-        ask = None if consent is None else _answered(consent)
-        run, limiter = self.toolset.run, self._limiter(name)
-        outcome = await anyio.to_thread.run_sync(run, name, arguments, ask, limiter=limiter)
+            asked = await anyio.to_thread.run_sync(self.toolset.question, name, arguments)
+        if asked is not None and asked.question is not None:
+            consent = await consent_for(ctx, params, asked.question)
+            if isinstance(consent, InputRequiredResult):
+                return consent  # the client asks the person, then calls again with the answer
+            asked = asked.answered(consent)
+        run = partial(self.toolset.run, name, arguments, asked=asked)
+        outcome = await anyio.to_thread.run_sync(run, limiter=self._limiter(name))
         if self.toolset.sync():  # a bot's restart_server changed its tools
-            self._tools = [to_tool(spec) for spec in self.toolset.visible()]
+            self._tools = self._listed()
+            self._schemas.save()
             await self._tools_changed(ctx)
         return to_result(outcome)
 

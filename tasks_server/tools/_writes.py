@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from graph.cycle_check import would_create_cycle
 from graph.index import TaskIndex
@@ -16,7 +16,7 @@ from storage.model import Task
 from tasks_server.context import ServerContext
 from tasks_server.errors import ToolFailure
 from tasks_server.guidance import Guidance
-from tasks_server.models import Envelope
+from tasks_server.models import Envelope, Part
 from tasks_server.tools._about import guidance_of
 from tasks_server.views import BLOCKS_SHOWN, TaskView
 
@@ -45,7 +45,7 @@ TASK_ID = "Exact task id."  # the description of a write's `task_id` argument
 BODY_SHOWN = 2000  # body characters a write's result shows (the rest is flagged, not lost)
 
 
-class ReadinessMove(BaseModel):
+class ReadinessMove(Part):
     model_config = ConfigDict(extra="forbid")
 
     task_id: str = Field(description="The task.")
@@ -55,7 +55,7 @@ class ReadinessMove(BaseModel):
     )
 
 
-class NewTaskRow(BaseModel):
+class NewTaskRow(Part):
     model_config = ConfigDict(extra="forbid")
 
     task_id: str = Field(description="The new task.")

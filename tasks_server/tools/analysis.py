@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Generic, TypeVar
 
-from pydantic import BaseModel, Field, WithJsonSchema
+from pydantic import Field, WithJsonSchema
 
 from graph import metrics, review, topology
 from graph.metrics import GraphMetrics
@@ -29,6 +29,7 @@ from tasks_server.models import (
     IdArg,
     Input,
     PageInfo,
+    Part,
     ProjectArg,
     Unset,
 )
@@ -151,7 +152,7 @@ class GetReviewSnapshotInput(PageArgs):
 Item = TypeVar("Item")
 
 
-class ChangesSincePage(BaseModel, Generic[Item]):
+class ChangesSincePage(Part, Generic[Item]):
     """changes_since's lists (graph.review.ChangesSince) paged as one sequence, as the briefs
     the result carries."""
 
@@ -163,21 +164,21 @@ class ChangesSincePage(BaseModel, Generic[Item]):
     tasks_modified_total: int = Field(description="Modified in the window, all pages.")
 
 
-class ReadyLongest(BaseModel):
+class ReadyLongest(Part):
     """Seed 004's `{task, days_ready}`: the task that has been ready longest."""
 
     task: TaskBrief = Field(description="The task, in brief.")
     days_ready: float = Field(description="Days since it became ready.")
 
 
-class InProgressLongest(BaseModel):
+class InProgressLongest(Part):
     """`{task, days_in_progress}`: the in-progress task modified longest ago."""
 
     task: TaskBrief = Field(description="The task, in brief.")
     days_in_progress: float = Field(description="Days since its last modification.")
 
 
-class StalenessView(BaseModel):
+class StalenessView(Part):
     """The longest waits (graph.review.Staleness), each with its task in brief; null when no
     task qualifies (or none has the timestamp)."""
 
@@ -250,7 +251,7 @@ class GetIndexStatsInput(Input):
     pass
 
 
-class LoadProblem(BaseModel):
+class LoadProblem(Part):
     path: str = Field(description="File path under the root.")
     kind: str = Field(
         description="parse_error, not_utf8, too_large, duplicate_id, unsafe_path, unreadable."

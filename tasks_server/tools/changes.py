@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import Field, model_validator
 
 from graph._time import cutoff
 from graph.delta import (
@@ -42,6 +42,7 @@ from tasks_server.models import (
     Envelope,
     IdArg,
     PageInfo,
+    Part,
     Token,
     Unset,
 )
@@ -88,7 +89,7 @@ class GetChangesInput(PageArgs):
         return self
 
 
-class ChangesSummary(BaseModel):
+class ChangesSummary(Part):
     """Each section's length, over all pages."""
 
     added: int = Field(description="Tasks added.")
@@ -317,7 +318,7 @@ class GetTaskHistoryInput(PageArgs):
     task_id: IdArg = Field(description="Exact task id.")
 
 
-class HistoryEntry(BaseModel):
+class HistoryEntry(Part):
     """One commit that changed the task's file."""
 
     commit: str = Field(description="The commit (full sha).")

@@ -8,7 +8,7 @@ silently.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from graph import neighborhood
 from graph.neighborhood import NEIGHBORHOOD_LISTS
@@ -16,7 +16,7 @@ from tasks_server.context import ServerContext
 from tasks_server.errors import ToolFailure
 from tasks_server.guidance import guide
 from tasks_server.listing import Limit, Listing, PageArgs
-from tasks_server.models import Envelope, IdArg, Unset
+from tasks_server.models import Envelope, IdArg, Part, Unset
 from tasks_server.registry import tool
 from tasks_server.views import TaskBrief, TaskView
 
@@ -33,13 +33,13 @@ def _more(tool_name: str) -> str:
     return f"Call {tool_name} with cursor=next_cursor for the rest of the lists"
 
 
-class ParentContext(BaseModel):
+class ParentContext(Part):
     parent: TaskBrief | None = Field(description="The parent task, if any.")
     siblings: list[TaskBrief] = Field(description=f"Other children of the parent. {PAGED}")
     siblings_total: int = Field(description="Other children of the parent, all pages.")
 
 
-class ProjectContext(BaseModel):
+class ProjectContext(Part):
     project: str | None = Field(description="The task's project.")
     project_tasks: list[TaskBrief] = Field(description=f"Other tasks of the project. {PAGED}")
     project_tasks_total: int = Field(description="Other tasks of the project, all pages.")
@@ -70,7 +70,7 @@ def get_decomposition_context(
     )
 
 
-class Relationships(BaseModel):
+class Relationships(Part):
     parent: TaskBrief | None = Field(description="Parent task.")
     dangling_parent: str | None = Field(description="Parent id as written when no task has it.")
     children: list[TaskBrief] = Field(description=f"Child tasks. {PAGED}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -187,3 +188,27 @@ async def test_initialize_project_asks_when_its_config_requires_confirmation(tre
     assert refused["error"]["code"] == "DECLINED" and "project task" in declining.asked[0]
     assert made["project_task"] == "parcels"
     assert _completed(tree) == ["ship_bot.prepare.initialize_project"]
+
+
+@pytest.mark.parametrize(("mode", "calls"), [("legacy", 1), ("auto", 2)])
+async def test_a_calls_question_is_worked_out_once_per_call(
+    tree: Path, mode: Any, calls: int
+) -> None:
+    """The edge works the question out to ask it; the call then runs with the answer and
+    never works it out again (a 2026-07-28 session calls twice: asked, then answered)."""
+    server = make_server(tree)
+    spec = server.toolset.specs["delete_task"]
+    worked_out: list[object] = []
+
+    def question(context: Any, args: Any) -> str | None:
+        worked_out.append(args)
+        return spec.confirm(context, args) if spec.confirm is not None else None
+
+    server.toolset.specs["delete_task"] = replace(spec, confirm=question)
+    try:
+        async with Client(server, elicitation_callback=Person("accept"), mode=mode) as client:
+            task_id = await _a_task(client)
+            await call(client, "delete_task", task_id=task_id)
+    finally:
+        server.context.close()
+    assert len(worked_out) == calls
