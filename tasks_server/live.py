@@ -65,6 +65,7 @@ class StartStats:
     cache_save: float  # zero when the cache was already current
     files_read: int
     files_cached: int
+    facts_taken: bool = False  # the index's records came from the facts saved with the cache
 
     @property
     def seconds(self) -> float:
@@ -113,31 +114,69 @@ def load_tree(repository: TaskRepository, *, use_cache: bool) -> Loaded:
     stamp is unchanged, the others are read, and the cache is saved if it changed. Cold:
     every file is read and no cache is touched (an installed example; the admin rebuild)."""
     laps = [time.perf_counter()]
+    root = repository.root
     with gc_paused():
-        cached = cache.load(repository.root) if use_cache else {}
+        cached, token = cache.load_tagged(root) if use_cache else ({}, "")
         laps.append(time.perf_counter())
         read = repository.read_tree(cached)
-        index = TaskIndex.build(read.table.tasks())
+        unchanged = _all_as_cached(cached, read.survey)
+        saved = cache.load_facts(root, token) if unchanged else None
+        index = TaskIndex.build(read.table.tasks(), saved)
         _freeze_loaded_objects()
         laps.append(time.perf_counter())
     if use_cache and not _cache_is_current(cached, read.survey, read.results):
-        _save_cache(repository.root, read.results)
+        _save_cache(root, read.results, index)
+    elif use_cache and unchanged and saved is None:  # a cache saved after edits, or older
+        _save_facts(root, token, index)
     laps.append(time.perf_counter())
     loading, rest, saving = (b - a for a, b in itertools.pairwise(laps))
     walk, parse = read.walk_seconds, read.read_seconds
     survey = read.survey
     stats = StartStats(
-        loading, walk, parse, rest - walk - parse, saving, len(survey.stale), survey.current
+        loading,
+        walk,
+        parse,
+        rest - walk - parse,
+        saving,
+        len(survey.stale),
+        survey.current,
+        index.restored,
     )
     return Loaded(read.table, index, stats, survey.links)
 
 
-def _save_cache(root: Path, results: Iterable[FileResult]) -> None:
-    """Write the warm-start cache (best effort: a read-only root just has none)."""
+def _all_as_cached(cached: Mapping[str, FileResult], survey: Survey) -> bool:
+    """True when the walk found every cached file as the cache has it, and no other: the
+    tree holds what it held when the cache (and the index facts beside it) was saved."""
+    if not cached or survey.stale:
+        return False
+    kept = (r for r in survey.found if not isinstance(r, str) and cached.get(r.path) is r)
+    return sum(1 for _ in kept) == len(cached)  # not `current`: a walk's problems count there
+
+
+def _save_cache(root: Path, results: Iterable[FileResult], index: TaskIndex | None = None) -> None:
+    """Write the warm-start cache (best effort: a read-only root just has none), and the
+    facts of `index`, built from just these results, beside it."""
+    token = cache.new_token()
     try:
-        cache.save(root, results)
+        cache.save(root, results, token)
     except OSError as exc:
         log.warning("could not write the index cache: %s", exc)
+        return
+    if index is not None:
+        _save_facts(root, token, index)
+
+
+def _save_facts(root: Path, token: str, index: TaskIndex) -> None:
+    """Keep the facts of a just-built index beside the cache named `token` (none for a
+    tree with a cycle; best effort, as the cache)."""
+    facts = index.saved_facts()
+    if facts is None:
+        return
+    try:
+        cache.save_facts(root, token, facts)
+    except OSError as exc:
+        log.warning("could not write the index facts: %s", exc)
 
 
 def _unreadable(relative: str, exc: Exception) -> FileResult:

@@ -151,6 +151,67 @@ def test_a_restart_with_nothing_changed_parses_no_file_and_leaves_the_cache_alon
     second.close()
 
 
+def chain(root: Path) -> None:
+    """Task b depends on task a, both open: b is blocked until a is done."""
+    (root / "a.md").write_text(TASK.format(id="a", title="A", status="active"))
+    text = TASK.format(id="b", title="B", status="active")
+    (root / "b.md").write_text(text.replace("status:", "depends_on: [a]\nstatus:"))
+
+
+def mark_done(path: Path) -> None:
+    path.write_text(path.read_text().replace("status: active", "status: done"))
+    later = path.stat().st_mtime_ns + 1_000_000_000
+    os.utime(path, ns=(later, later))
+
+
+def test_a_restart_with_nothing_changed_takes_the_index_facts_saved_with_the_cache(
+    tmp_path: Path,
+) -> None:
+    chain(tmp_path)
+    first = LiveTree(tmp_path, watch=False)
+    first.close()
+    assert not first.start_stats.facts_taken and (tmp_path / cache.FACTS_FILE).is_file()
+    second = LiveTree(tmp_path, watch=False)
+    assert second.start_stats.facts_taken and second.start_stats.files_read == 0
+    assert second.index.facts("b").is_blocked and same_as_fresh_load(second)
+    second.close()
+
+
+def test_a_restart_after_an_edit_derives_the_facts_again_and_saves_them(
+    tmp_path: Path,
+) -> None:
+    chain(tmp_path)
+    LiveTree(tmp_path, watch=False).close()
+    mark_done(tmp_path / "a.md")
+    second = LiveTree(tmp_path, watch=False)
+    assert not second.start_stats.facts_taken
+    assert second.index.facts("b").is_ready and same_as_fresh_load(second)
+    second.close()
+    third = LiveTree(tmp_path, watch=False)
+    assert third.start_stats.facts_taken and third.index.facts("b").is_ready
+    third.close()
+
+
+def test_facts_are_not_taken_beside_a_cache_saved_after_edits_nor_after_a_deletion(
+    tmp_path: Path,
+) -> None:
+    chain(tmp_path)
+    first = LiveTree(tmp_path, watch=False)
+    mark_done(tmp_path / "a.md")
+    with first.snapshot():  # the edit is applied, and the cache saved at close
+        assert first.index.facts("b").is_ready
+    first.close()
+    second = LiveTree(tmp_path, watch=False)  # the facts on disk are of the first cache
+    assert not second.start_stats.facts_taken and second.start_stats.files_read == 0
+    assert second.index.facts("b").is_ready and same_as_fresh_load(second)
+    second.close()
+    (tmp_path / "a.md").unlink()
+    third = LiveTree(tmp_path, watch=False)
+    assert not third.start_stats.facts_taken
+    assert third.index.facts("b").is_blocked and same_as_fresh_load(third)
+    third.close()
+
+
 def test_a_restart_after_a_file_was_deleted_saves_the_cache_without_it(
     example_root: Path,
 ) -> None:

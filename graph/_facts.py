@@ -1,0 +1,143 @@
+"""The records of a full build, saved to be loaded back instead of derived again.
+
+A warm start whose every file is as the cache left it builds the same store from the same
+tasks, so the records a full build would derive are the ones the build that wrote the cache
+derived. `facts_of` packs them (msgpack, by msgspec); `restore` gives them back, or None
+unless they fit: made by the same rules (`RULES`, a digest of the functions that derive a
+record and of the statuses they read), for the same task ids in the same order (a digest of
+the ids), every task exactly once. The caller (the live tree) keeps them beside the cache
+they were derived from, under that cache's token, and offers them only when no file changed
+since that cache was written; anything else is a full build.
+
+Only trees without a cycle are saved (a cycle's members share one `Cycle` object, found by a
+search this skips): a tree with one simply builds in full. A `Local` is saved once however
+many tasks share it, and a record names its task, and the nearest blocked ancestor, by
+position among the ids, so the restored records hold the tasks' own id strings.
+
+>>> from graph.index import TaskIndex
+>>> from storage.model import Task
+>>> built = TaskIndex.build([Task(id="a", title="A", path="a.md")])
+>>> restore(facts_of(built._store, built._records) or b"", built._store) == built._records
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from sys import intern
+
+import msgspec
+
+from graph._records import (
+    Local,
+    Record,
+    _dependency_state,
+    build_records,
+    make_local,
+    make_record,
+)
+from graph._store import Store
+from storage.model import BLOCKED_STATUS, READY_STATUSES, TERMINAL_STATUSES
+
+__all__ = ["RULES", "facts_of", "restore"]
+
+_FORMAT = 1
+
+
+def _rules() -> str:
+    """A digest of what a record is derived by: the rule functions' code, the fields, and
+    the statuses they test. A change to any of them makes saved facts stale."""
+    digest = hashlib.blake2b(str(_FORMAT).encode(), digest_size=12)
+    for function in (make_local, make_record, build_records, _dependency_state):
+        code = function.__code__
+        digest.update(code.co_code + repr((code.co_names, code.co_consts)).encode())
+    statuses = (sorted(TERMINAL_STATUSES), sorted(READY_STATUSES), BLOCKED_STATUS)
+    digest.update(repr((Local._fields, Record._fields, statuses)).encode())
+    return digest.hexdigest()
+
+
+RULES = _rules()
+
+# A Local without its cycle (always empty in a saved tree): its other fields in order.
+_LocalRow = tuple[str, str, bool, int, int, bool, bool, bool, int, int, int, int, int, bool, bool]
+
+
+class _Saved(msgspec.Struct, array_like=True):
+    rules: str
+    ids: str  # digest of the ids, in the store's order
+    locals: list[_LocalRow]
+    positions: list[int]  # each record's task, by position among the ids, in record order
+    local: list[int]  # each record's Local, by position in `locals`
+    depth: list[int]  # -1: None
+    anc: list[int]  # the nearest blocked ancestor's position; -1: None
+    flags: list[int]  # 1: blocked, 2: ready
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(_Saved)
+_tuple_new = tuple.__new__
+
+
+def _ids_digest(ids: list[str]) -> str:
+    joined = "\0".join(ids).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(joined, digest_size=16).hexdigest()
+
+
+def facts_of(store: Store, records: Mapping[str, Record]) -> bytes | None:
+    """The records of a full build over `store`, packed; None for a tree with a cycle."""
+    if store.dep_cycle or store.parent_cycle:
+        return None
+    ids = list(store.tasks)
+    position = {task_id: n for n, task_id in enumerate(ids)}
+    shared: dict[Local, int] = {}
+    local = [shared.setdefault(record.local, len(shared)) for record in records.values()]
+    saved = _Saved(
+        RULES,
+        _ids_digest(ids),
+        [row[:14] + row[15:] for row in shared],
+        [position[task_id] for task_id in records],
+        local,
+        [-1 if r.depth is None else r.depth for r in records.values()],
+        [-1 if r.anc is None else position[r.anc] for r in records.values()],
+        [r.blocked | r.ready << 1 for r in records.values()],
+    )
+    return _ENCODER.encode(saved)
+
+
+def _locals(rows: list[_LocalRow]) -> list[Local]:
+    return [
+        _tuple_new(Local, (intern(row[0]), intern(row[1]), *row[2:14], (), row[14])) for row in rows
+    ]
+
+
+def restore(data: bytes, store: Store) -> dict[str, Record] | None:
+    """The records `facts_of` packed, if they are of this store's ids under these rules and
+    name every task once; else None."""
+    try:
+        saved = _DECODER.decode(data)
+    except msgspec.DecodeError:
+        return None
+    ids = list(store.tasks)
+    if saved.rules != RULES or saved.ids != _ids_digest(ids):
+        return None
+    try:
+        return _records(ids, _locals(saved.locals), saved)
+    except IndexError:
+        return None
+
+
+def _records(ids: list[str], locals_: list[Local], saved: _Saved) -> dict[str, Record] | None:
+    """The records of `saved`, each task once and every position in range, else None."""
+    columns = (saved.positions, saved.local, saved.depth, saved.anc, saved.flags)
+    if any(len(column) != len(ids) for column in columns):
+        return None
+    records: dict[str, Record] = {}
+    for n, at, d, a, f in zip(*columns, strict=True):
+        if n < 0 or at < 0 or a < -1:
+            return None  # a negative position would read from the end
+        records[ids[n]] = _tuple_new(
+            Record,
+            (locals_[at], None if d < 0 else d, None if a < 0 else ids[a], f & 1 == 1, f & 2 == 2),
+        )
+    return records if len(records) == len(ids) else None
