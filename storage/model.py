@@ -166,7 +166,11 @@ def pack_text(text: str) -> bytes:
     """
     if not text:
         return b""
-    return _codecs()[0].compress(text.encode("utf-8", "surrogatepass"))
+    packed = _codecs()[0].compress(text.encode("utf-8", "surrogatepass"))
+    # A copy of its own size: zstd fills a buffer of the worst case and shrinks it in place,
+    # which left each kept body between freed holes of the C heap that a cold load's later
+    # buffers were too big to reuse (at 100k tasks, 50-70 MB more resident than warm).
+    return bytes(memoryview(packed))
 
 
 def unpack_text(packed: bytes) -> str:

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from graph.index import TaskIndex
 from storage import cache
-from storage.bulk import gc_paused
+from storage.bulk import gc_paused, give_back_free_memory
 from storage.feed import ChangeFeed
 from storage.repository import Survey, TaskRepository
 from storage.table import Delta, FileResult, FileTable, Problem
@@ -75,6 +75,9 @@ class StartStats:
 WAKE_SECONDS = 0.25
 """A waiter also looks at the feed this often: another call may have taken the change the
 kernel reported (an integer compare, no disk read)."""
+
+TRIM_AT = 10_000
+"""Files loaded from which a load gives the C heap's free pages back (below, there are few)."""
 
 FREEZE_STEP = 100_000
 """Ids newly kept in order between two freezes (a smaller tree never freezes again)."""
@@ -126,8 +129,10 @@ def load_tree(repository: TaskRepository, *, use_cache: bool) -> Loaded:
         laps.append(time.perf_counter())
     if use_cache and not _cache_is_current(cached, read.survey, read.results):
         _save_cache(root, read.results, index)
-    elif use_cache and unchanged and saved is None:  # a cache saved after edits, or older
+    elif use_cache and unchanged and not index.restored:  # none for this cache, or stale
         _save_facts(root, token, index)
+    if len(read.table) >= TRIM_AT:
+        give_back_free_memory()
     laps.append(time.perf_counter())
     loading, rest, saving = (b - a for a, b in itertools.pairwise(laps))
     walk, parse = read.walk_seconds, read.read_seconds

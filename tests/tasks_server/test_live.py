@@ -6,6 +6,8 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -177,19 +179,49 @@ def test_a_restart_with_nothing_changed_takes_the_index_facts_saved_with_the_cac
     second.close()
 
 
+def assert_derived_then_taken(root: Path, *, b_ready: bool) -> None:
+    """The next start derives the facts (and answers right); the one after takes them."""
+    second = LiveTree(root, watch=False)
+    assert not second.start_stats.facts_taken
+    assert second.index.facts("b").is_ready == b_ready and same_as_fresh_load(second)
+    second.close()
+    third = LiveTree(root, watch=False)
+    assert third.start_stats.facts_taken and third.index.facts("b").is_ready == b_ready
+    third.close()
+
+
+def test_facts_that_do_not_read_are_derived_again_and_saved_over(tmp_path: Path) -> None:
+    chain(tmp_path)
+    LiveTree(tmp_path, watch=False).close()
+    facts = tmp_path / cache.FACTS_FILE
+    token = facts.read_bytes().partition(b"\n")[0]
+    facts.write_bytes(token + b"\nnot the facts")
+    assert_derived_then_taken(tmp_path, b_ready=False)
+
+
+def test_a_restart_in_another_process_takes_the_facts_this_one_saved(tmp_path: Path) -> None:
+    chain(tmp_path)
+    LiveTree(tmp_path, watch=False).close()
+    script = (
+        "import sys; from pathlib import Path; from tasks_server.live import LiveTree; "
+        "tree = LiveTree(Path(sys.argv[1]), watch=False); "
+        "print(tree.start_stats.facts_taken, tree.index.facts('b').is_blocked)"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "1"}  # another string hash order, other addresses
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True, text=True, env=env, check=True,
+    )  # fmt: skip
+    assert done.stdout.split() == ["True", "True"]
+
+
 def test_a_restart_after_an_edit_derives_the_facts_again_and_saves_them(
     tmp_path: Path,
 ) -> None:
     chain(tmp_path)
     LiveTree(tmp_path, watch=False).close()
     mark_done(tmp_path / "a.md")
-    second = LiveTree(tmp_path, watch=False)
-    assert not second.start_stats.facts_taken
-    assert second.index.facts("b").is_ready and same_as_fresh_load(second)
-    second.close()
-    third = LiveTree(tmp_path, watch=False)
-    assert third.start_stats.facts_taken and third.index.facts("b").is_ready
-    third.close()
+    assert_derived_then_taken(tmp_path, b_ready=True)
 
 
 def test_facts_are_not_taken_beside_a_cache_saved_after_edits_nor_after_a_deletion(
