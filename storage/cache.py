@@ -108,6 +108,8 @@ def _to_plain(value: object) -> object:
     raise NotImplementedError(f"cannot cache {type(value).__name__}")
 
 
+_SET_EXTRA = Task.__dict__["extra"].__set__  # the slots' own setters (`model.share_strings`)
+_SET_PATH = FileResult.__dict__["path"].__set__
 _ENCODER = msgspec.json.Encoder(enc_hook=_to_plain)
 _HEADER = msgspec.json.Decoder(_Header)
 _ROWS = msgspec.json.Decoder(list[FileResult])
@@ -190,9 +192,8 @@ def _as_parsed(result: FileResult) -> FileResult:
     decoder makes two)."""
     task = result.task
     if task is not None:
-        extra = MappingProxyType(task.extra) if task.extra else _EMPTY
-        object.__setattr__(task, "extra", extra)  # just decoded, not yet shared
-        object.__setattr__(result, "path", task.path)  # equal: `_is_consistent`
+        _SET_EXTRA(task, MappingProxyType(task.extra) if task.extra else _EMPTY)  # not shared yet
+        _SET_PATH(result, task.path)  # equal: `_is_consistent`
         share_strings(task)
     return result
 

@@ -30,6 +30,7 @@ from storage.model import (
     normalise_status,
     pack_text,
     share_strings,
+    task_of,
 )
 from storage.timestamps import parse_timestamp
 from storage.yamltext import (
@@ -90,29 +91,31 @@ def to_task(meta: dict[str, Any], parts: Parts, *, path: str, stem: str | None) 
         raise NotATask(path)
     task_id = _task_id(meta, raw, stem, path)
     try:
-        times = {key: parse_timestamp(meta.get(key)) for key in _TIME_KEYS}
+        times = [parse_timestamp(meta.get(key)) for key in _TIME_KEYS]  # due ... completed
     except (ValueError, TypeError) as exc:
         raise ParseError(path, f"unreadable timestamp: {exc}") from exc
-    task = Task(
-        id=task_id,
-        title=title.strip(),
-        path=path,
-        type=_string(meta, "type", raw) or DEFAULT_TYPE,
-        status=normalise_status(_string(meta, "status", raw) or "inbox"),
-        priority=normalise_priority(meta.get("priority")),
-        order=_int(meta.get("order")),
-        parent=_string(meta, "parent", raw) or None,
-        depends_on=_ids(meta.get("depends_on")),
-        soft_depends_on=_ids(meta.get("soft_depends_on")),
-        project=_string(meta, "project", raw) or None,
-        tags=_tags(meta.get("tags")),
-        assignee=_string(meta, "assignee", raw) or None,
-        complexity=_string(meta, "complexity", raw),
-        effort=_string(meta, "effort", raw),
-        context=_string(meta, "context", raw),
-        packed_body=pack_text(parts.body),
-        extra=_extra(meta),
-        **times,
+    task = task_of(  # the fields in the order `Task` lists them
+        (
+            task_id,
+            title.strip(),
+            path,
+            _string(meta, "type", raw) or DEFAULT_TYPE,
+            normalise_status(_string(meta, "status", raw) or "inbox"),
+            normalise_priority(meta.get("priority")),
+            _int(meta.get("order")),
+            _string(meta, "parent", raw) or None,
+            _ids(meta.get("depends_on")),
+            _ids(meta.get("soft_depends_on")),
+            _string(meta, "project", raw) or None,
+            _tags(meta.get("tags")),
+            _string(meta, "assignee", raw) or None,
+            _string(meta, "complexity", raw),
+            _string(meta, "effort", raw),
+            _string(meta, "context", raw),
+            *times,
+            pack_text(parts.body),
+            _extra(meta),
+        )
     )
     return share_strings(task)
 

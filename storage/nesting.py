@@ -70,6 +70,7 @@ _SHORT_LINE = _INDICATOR_LIMIT * 2 // 3 - 2
 """A line this long or shorter (its ending left out) cannot open `_INDICATOR_LIMIT` levels:
 its indent and marks are at most its length, and the check adds half of that again."""
 _NESTED = (list, dict)
+_NOT_NESTED = frozenset((str, int, float, bool, type(None)))
 
 
 def check_indicators(front: str, path: str) -> None:
@@ -99,10 +100,15 @@ def _all_lines_short(front: str) -> bool:
     return max(map(len, front.replace("\r", "\n").split("\n"))) <= _SHORT_LINE
 
 
+def _is_flat(value: object) -> bool:
+    """True for a list of scalars (tags, ids): one level, told by the items' types in C."""
+    return type(value) is list and _NOT_NESTED.issuperset(map(type, value))
+
+
 def check_nesting(data: dict[str, Any], front: str, path: str) -> None:
     """ParseError naming the key (and its line) whose value nests past MAX_NESTING."""
     for key, value in data.items():
-        if isinstance(value, _NESTED) and depth_over(value, MAX_NESTING):
+        if isinstance(value, _NESTED) and not _is_flat(value) and depth_over(value, MAX_NESTING):
             lines = lines_of(front)
             line = next((n for n, t in enumerate(lines, 1) if line_key(t) == key), 1)
             raise ParseError(
