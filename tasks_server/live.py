@@ -37,6 +37,7 @@ from graph.index import TaskIndex
 from storage import cache
 from storage.bulk import gc_paused, give_back_free_memory
 from storage.feed import ChangeFeed
+from storage.model import ids_pooled
 from storage.repository import Survey, TaskRepository
 from storage.table import Delta, FileResult, FileTable, Problem
 from storage.watch import Drained, ThreadWatch, TreeWatch
@@ -118,7 +119,7 @@ def load_tree(repository: TaskRepository, *, use_cache: bool) -> Loaded:
     every file is read and no cache is touched (an installed example; the admin rebuild)."""
     laps = [time.perf_counter()]
     root = repository.root
-    with gc_paused():
+    with gc_paused(), ids_pooled():
         cached, token = cache.load_tagged(root) if use_cache else ({}, "")
         laps.append(time.perf_counter())
         read = repository.read_tree(cached)
