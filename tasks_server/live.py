@@ -128,7 +128,8 @@ def load_tree(repository: TaskRepository, *, use_cache: bool) -> Loaded:
         index = TaskIndex.build(read.table.tasks(), saved)
         _freeze_loaded_objects()
         laps.append(time.perf_counter())
-    if use_cache and not _cache_is_current(cached, read.survey, read.results):
+    untagged = bool(cached) and not token  # written before caches named themselves
+    if use_cache and (untagged or not _cache_is_current(cached, read.survey, read.results)):
         _save_cache(root, read.results, index)
     elif use_cache and unchanged and not index.restored:  # none for this cache, or stale
         _save_facts(root, token, index)

@@ -199,6 +199,15 @@ def test_facts_that_do_not_read_are_derived_again_and_saved_over(tmp_path: Path)
     assert_derived_then_taken(tmp_path, b_ready=False)
 
 
+def test_a_cache_from_before_tokens_is_saved_again_once_with_its_facts(tmp_path: Path) -> None:
+    chain(tmp_path)
+    LiveTree(tmp_path, watch=False).close()
+    results = cache.load(tmp_path.resolve()).values()
+    cache.save(tmp_path.resolve(), results)  # no token: as an older server wrote it
+    (tmp_path / cache.FACTS_FILE).unlink()
+    assert_derived_then_taken(tmp_path, b_ready=False)
+
+
 def test_a_restart_in_another_process_takes_the_facts_this_one_saved(tmp_path: Path) -> None:
     chain(tmp_path)
     LiveTree(tmp_path, watch=False).close()
