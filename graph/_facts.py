@@ -29,7 +29,7 @@ from array import array
 from collections.abc import Iterable, Mapping
 from sys import intern
 from types import CodeType
-from typing import Any
+from typing import Any, get_type_hints
 
 import msgspec
 
@@ -77,8 +77,11 @@ def _rules() -> str:
 
 RULES = _rules()
 
-# A Local without its cycle (always empty in a saved tree): its other fields in order.
-_LocalRow = tuple[str, str, bool, int, int, bool, bool, bool, int, int, int, int, int, bool, bool]
+_WIDTH = len(Local._fields) - 1  # a Local but its cycle (always empty in a saved tree)
+_CYCLE = Local._fields.index("cycle")
+_KINDS: tuple[type, ...] = tuple(
+    hint for name, hint in get_type_hints(Local).items() if name != "cycle"
+)  # what each saved field is made back into: str, bool or int
 
 
 class _Saved(msgspec.Struct, array_like=True):
@@ -88,7 +91,9 @@ class _Saved(msgspec.Struct, array_like=True):
 
     rules: str
     ids: str  # digest of the ids, in the store's order
-    locals: list[_LocalRow]
+    texts: list[str]  # the status and type strings the Locals hold
+    locals: bytes  # each distinct Local but its cycle, `_WIDTH` ints: its strings by position
+    # in `texts`, its flags 0 or 1 (no tuple decoded per Local, so none left as a hole)
     positions: bytes  # each record's task, by position among the ids
     local: bytes  # each record's Local, by position in `locals`
     depth: bytes  # -1: None
@@ -118,7 +123,7 @@ def facts_of(store: Store, records: Mapping[str, Record]) -> bytes | None:
     saved = _Saved(
         RULES,
         _ids_digest(ids),
-        [row[:14] + row[15:] for row in shared],
+        *_local_columns(list(shared)),
         _ints(position[task_id] for task_id in records),
         _ints(local),
         _ints(-1 if r.depth is None else r.depth for r in records.values()),
@@ -132,10 +137,35 @@ def _ints(values: Iterable[int]) -> bytes:
     return array("i", values).tobytes()
 
 
-def _locals(rows: list[_LocalRow]) -> list[Local]:
-    return [
-        _tuple_new(Local, (intern(row[0]), intern(row[1]), *row[2:14], (), row[14])) for row in rows
-    ]
+def _local_columns(locals_: list[Local]) -> tuple[list[str], bytes]:
+    """The strings of `locals_` once each, and every Local but its cycle as `_WIDTH` ints."""
+    texts: dict[str, int] = {}
+    values: list[int] = []
+    for local in locals_:
+        for value in local[:_CYCLE] + local[_CYCLE + 1 :]:
+            if isinstance(value, str):
+                values.append(texts.setdefault(value, len(texts)))
+            elif isinstance(value, int):  # a bool too: 0 or 1
+                values.append(value)
+            else:
+                raise TypeError(f"a Local field of type {type(value).__name__}")
+    return list(texts), _ints(values)
+
+
+def _locals(texts: list[str], columns: bytes) -> list[Local]:
+    """The Locals of `_local_columns`: each field by the type `make_local` gives it."""
+    shared = [intern(text) for text in texts]
+    values = memoryview(columns).cast("i")
+    if len(values) % _WIDTH:
+        raise IndexError("not whole Locals")
+    made = []
+    for start in range(0, len(values), _WIDTH):
+        row = [
+            shared[v] if kind is str else kind(v)
+            for kind, v in zip(_KINDS, values[start : start + _WIDTH], strict=True)
+        ]
+        made.append(_tuple_new(Local, (*row[:_CYCLE], (), *row[_CYCLE:])))
+    return made
 
 
 def restore(data: bytes, store: Store) -> dict[str, Record] | None:
@@ -149,7 +179,7 @@ def restore(data: bytes, store: Store) -> dict[str, Record] | None:
     if saved.rules != RULES or saved.ids != _ids_digest(ids):
         return None
     try:
-        return _records(ids, _locals(saved.locals), saved)
+        return _records(ids, _locals(saved.texts, saved.locals), saved)
     except IndexError:
         return None
 
