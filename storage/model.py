@@ -314,7 +314,7 @@ def task_of(values: tuple[Any, ...]) -> Task:
     return task
 
 
-_ID_POOLS: list[dict[str, str]] = []
+_ID_POOLS = threading.local()  # this thread's pools, innermost last (`ids_pooled`)
 
 
 @contextlib.contextmanager
@@ -328,12 +328,12 @@ def ids_pooled() -> Iterator[None]:
     >>> first.id is second.id
     True
     """
-    pool: dict[str, str] = {}
-    _ID_POOLS.append(pool)
+    pools: list[dict[str, str]] = _ID_POOLS.__dict__.setdefault("stack", [])
+    pools.append({})
     try:
         yield
     finally:
-        _ID_POOLS.remove(pool)
+        pools.pop()
 
 
 def _interned_twice(text: str, _: str) -> str:
@@ -342,7 +342,8 @@ def _interned_twice(text: str, _: str) -> str:
 
 def _id_sharer() -> Callable[[str, str], str]:
     """`share(text, text)` gives the one object kept for ids equal to `text`."""
-    return _ID_POOLS[-1].setdefault if _ID_POOLS else _interned_twice
+    pools: list[dict[str, str]] | None = getattr(_ID_POOLS, "stack", None)
+    return pools[-1].setdefault if pools else _interned_twice
 
 
 def _interned(texts: tuple[str, ...]) -> tuple[str, ...]:
