@@ -10,7 +10,11 @@ run code. For the same reason the cache is read only from a regular file in a re
 written only into a real `.tasks-index` folder, created with a `.gitignore` of `*` so that
 it stays out of `git status`.
 
-JSON Lines: a header line (version, root), then lines of up to `FRAME_ROWS` rows each
+Each save names the cache with a new random token (in its header). Beside it,
+`FACTS_FILE` keeps what the index derived from the same files (opaque here: `graph._facts`),
+under that token: facts of another cache, or of none, are never handed out.
+
+JSON Lines: a header line (version, root, token), then lines of up to `FRAME_ROWS` rows each
 (fewer when their files are large: a line stays far under `MAX_FRAME_BYTES`).
 It is written and read a line at a time, so neither side ever holds the whole file (1.3 GB
 at a million tasks), and each line's repeated strings are shared (`share_strings`) before
