@@ -115,7 +115,9 @@ class Loaded:
 
 def load_tree(repository: TaskRepository, *, use_cache: bool) -> Loaded:
     """The one way a tree is loaded. Warm (`use_cache`): the cache answers the files whose
-    stamp is unchanged, the others are read, and the cache is saved if it changed. Cold:
+    stamp is unchanged, the others are read, and the cache is saved if it changed; when no
+    file changed, the index takes the records saved beside the cache (`graph._facts`), and
+    saves them when there were none that fit. Cold:
     every file is read and no cache is touched (an installed example; the admin rebuild)."""
     laps = [time.perf_counter()]
     root = repository.root
