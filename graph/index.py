@@ -33,6 +33,7 @@ from functools import partial
 from typing import Any, Self, TypeVar
 
 from graph._digraph import Digraph
+from graph._facts import facts_of, restore
 from graph._order import Group, GroupKind, OrderedIds, TaskOrders, sort_key
 from graph._records import (
     Local,
@@ -74,24 +75,41 @@ class TaskIndex:
         reads them here)."""
         self._sorted: dict[str, tuple[str, ...]] = {}
         self._derived: dict[str, Any] = {}
+        self.restored = False
+        """True when `build` took the records from saved facts instead of deriving them."""
 
     @classmethod
-    def build(cls, tasks: Iterable[Task]) -> Self:
-        """An index of `tasks` (when an id repeats, the last task wins)."""
+    def build(cls, tasks: Iterable[Task], saved: bytes | None = None) -> Self:
+        """An index of `tasks` (when an id repeats, the last task wins). `saved`: what
+        `saved_facts` gave for an index of the same tasks, taken instead of deriving the
+        records again when it fits (`graph._facts.restore`), else ignored."""
         index = cls()
         with gc_paused():  # a bulk build makes no reference cycles
-            index._build(tasks)
+            index._build(tasks, saved)
         return index
 
-    def _build(self, tasks: Iterable[Task]) -> None:
+    def _build(self, tasks: Iterable[Task], saved: bytes | None) -> None:
         store = self._store
-        roots = store.load(tasks)
+        roots = store.load(tasks, find_cycles=False)
+        restored = restore(saved, store) if saved else None
+        self.restored = restored is not None
+        if restored is not None:
+            self._records = restored
+            self._tally.add_all(restored)
+            return
+        store.find_dep_cycles()
         records = build_records(store, roots)
         if len(records) < len(store.tasks):  # the others are on a parent cycle or below one
             store.find_parent_cycles(records)
             records = build_records(store, roots + sorted(store.parent_cycle))
         self._records = records
         self._tally.add_all(records)
+
+    def saved_facts(self) -> bytes | None:
+        """The records of this index packed for `build` to take back (`graph._facts`); only
+        right after a build (an edited index holds them in another order), and None for a
+        tree with a cycle."""
+        return facts_of(self._store, self._records)
 
     def apply(self, upserted: Iterable[Task] = (), removed: Iterable[str] = ()) -> WriteDelta:
         """Put new or changed tasks in and take removed ids out, at the cost of the change

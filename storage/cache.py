@@ -13,7 +13,11 @@ run code. For the same reason the cache is read only from a regular file in a re
 written only into a real `.tasks-index` folder, created with a `.gitignore` of `*` so that
 it stays out of `git status`.
 
-JSON Lines: a header line (version, root), then lines of up to `FRAME_ROWS` rows each
+Each save names the cache with a new random token (in its header). Beside it,
+`FACTS_FILE` keeps what the index derived from the same files (opaque here: `graph._facts`),
+under that token: facts of another cache, or of none, are never handed out.
+
+JSON Lines: a header line (version, root, token), then lines of up to `FRAME_ROWS` rows each
 (fewer when their files are large: a line stays far under `MAX_FRAME_BYTES`).
 It is written and read a line at a time, so neither side ever holds the whole file (1.3 GB
 at a million tasks), and each line's repeated strings are shared (`share_strings`) before
@@ -48,26 +52,41 @@ import msgspec
 
 from storage.bulk import gc_paused
 from storage.errors import UnsafeFolder
-from storage.files import atomic_write, is_server_folder_safe, open_regular, server_folder
+from storage.files import (
+    atomic_write,
+    is_server_folder_safe,
+    open_regular,
+    read_regular,
+    server_folder,
+)
 from storage.model import Task, packed_size, share_strings
 from storage.table import MARK_BYTES, FileResult
 
 __all__ = [
     "CACHE_FILE",
+    "FACTS_FILE",
     "MAX_CACHE_BYTES",
     "VERSION",
     "dumps",
     "frames",
     "is_storable",
     "load",
+    "load_facts",
+    "load_tagged",
     "loads",
+    "new_token",
     "save",
+    "save_facts",
 ]
 
 VERSION = 6  # 6: bodies packed by zstd; 5: JSON Lines, bodies deflated; 4: a result keeps
 # its inode change time and inode
 INDEX_FOLDER = ".tasks-index"
 CACHE_FILE = f"{INDEX_FOLDER}/files.jsonl"
+FACTS_FILE = f"{INDEX_FOLDER}/facts.msgpack"
+"""What the index derived from the files of one cache (`save_facts`), under that cache's
+token: valid only beside the very cache it was saved with."""
+MAX_FACTS_BYTES = 1 << 30
 _OLD_CACHE_FILE = f"{INDEX_FOLDER}/files.json"  # version 4 and before: removed at a save
 MAX_CACHE_BYTES = 1 << 34  # 1.3 GB at a million tasks; read a line at a time
 FRAME_ROWS = 1024
@@ -80,6 +99,13 @@ _EMPTY: Mapping[str, Any] = MappingProxyType({})
 class _Header(msgspec.Struct):
     version: int
     root: str
+    token: str = ""  # new at each save: what `FACTS_FILE` names to say which cache it fits
+
+
+def new_token() -> str:
+    """A cache's name for itself, different at every save (a reader older than tokens
+    ignores it)."""
+    return os.urandom(12).hex()
 
 
 def _to_plain(value: object) -> object:
@@ -89,6 +115,8 @@ def _to_plain(value: object) -> object:
     raise NotImplementedError(f"cannot cache {type(value).__name__}")
 
 
+_SET_EXTRA = Task.__dict__["extra"].__set__  # the slots' own setters (`model.share_strings`)
+_SET_PATH = FileResult.__dict__["path"].__set__
 _ENCODER = msgspec.json.Encoder(enc_hook=_to_plain)
 _HEADER = msgspec.json.Decoder(_Header)
 _ROWS = msgspec.json.Decoder(list[FileResult])
@@ -124,10 +152,10 @@ def is_storable(result: FileResult) -> bool:
     return not task.extra or _is_exact(dict(task.extra))
 
 
-def frames(root: Path, results: Iterable[FileResult]) -> Iterator[bytes]:
+def frames(root: Path, results: Iterable[FileResult], token: str = "") -> Iterator[bytes]:
     """The cache file's lines for `root`, one at a time: the header, then every storable
     result, `FRAME_ROWS` to a line."""
-    yield _ENCODER.encode(_Header(VERSION, str(root))) + b"\n"
+    yield _ENCODER.encode(_Header(VERSION, str(root), token)) + b"\n"
     rows: list[FileResult] = []
     size = 0  # of the rows' files: a line of rows encodes to at most about twice that
     for result in results:
@@ -171,9 +199,8 @@ def _as_parsed(result: FileResult) -> FileResult:
     decoder makes two)."""
     task = result.task
     if task is not None:
-        extra = MappingProxyType(task.extra) if task.extra else _EMPTY
-        object.__setattr__(task, "extra", extra)  # just decoded, not yet shared
-        object.__setattr__(result, "path", task.path)  # equal: `_is_consistent`
+        _SET_EXTRA(task, MappingProxyType(task.extra) if task.extra else _EMPTY)  # not shared yet
+        _SET_PATH(result, task.path)  # equal: `_is_consistent`
         share_strings(task)
     return result
 
@@ -189,38 +216,44 @@ def _rows(line: bytes) -> list[FileResult] | None:
     return [_as_parsed(result) for result in rows]
 
 
-def _read(lines: Iterator[bytes], root: Path) -> dict[str, FileResult]:
-    """The cached files by path from the cache's lines; empty unless every line is whole
-    and the header names this version and `root`."""
+def _read(lines: Iterator[bytes], root: Path) -> tuple[dict[str, FileResult], str]:
+    """The cached files by path from the cache's lines, and the cache's token; nothing
+    unless every line is whole and the header names this version and `root`."""
     try:
         header = _HEADER.decode(next(lines, b""))
     except msgspec.DecodeError:
-        return {}
+        return {}, ""
     if header.version != VERSION or header.root != str(root):
-        return {}
+        return {}, ""
     found: dict[str, FileResult] = {}
     for line in lines:
         rows = _rows(line) if line.endswith(b"\n") else None  # cut short, or over the cap
         if rows is None:
-            return {}
+            return {}, ""
         found.update((result.path, result) for result in rows)
-    return found
+    return found, header.token
 
 
 def loads(data: bytes, root: Path) -> dict[str, FileResult]:
     """The cached files by path; empty unless `data` is a cache of this version for `root`."""
-    return _read(iter(data.splitlines(keepends=True)), root)
+    return _read(iter(data.splitlines(keepends=True)), root)[0]
 
 
-def save(root: Path, results: Iterable[FileResult]) -> None:
-    """Write the cache for `root` atomically (a reader sees the old cache or the new), a
-    line at a time. OSError when it cannot be written: a read-only root, or `.tasks-index`
-    a link (never written through)."""
+def _index_folder(root: Path) -> None:
+    """The root's `.tasks-index` folder, made if missing; OSError when it cannot be (a
+    read-only root) or must not be written through (a link)."""
     try:
         server_folder(root, INDEX_FOLDER)
     except UnsafeFolder as exc:
         raise OSError(str(exc)) from exc
-    atomic_write(root / CACHE_FILE, frames(root, results), durable=False)  # see `load`
+
+
+def save(root: Path, results: Iterable[FileResult], token: str = "") -> None:
+    """Write the cache for `root` atomically (a reader sees the old cache or the new), a
+    line at a time, named `token` (`new_token`). OSError when it cannot be written: a
+    read-only root, or `.tasks-index` a link (never written through)."""
+    _index_folder(root)
+    atomic_write(root / CACHE_FILE, frames(root, results, token), durable=False)  # see `load`
     with contextlib.suppress(OSError):
         os.unlink(root / _OLD_CACHE_FILE)  # an older version's, never read again
 
@@ -236,14 +269,38 @@ def _lines(fd: int) -> Iterator[bytes]:
 def load(root: Path) -> dict[str, FileResult]:
     """The cached files of `root` by path; empty when there is no usable cache (none, a
     corrupt one, or one that is a link, a pipe, a device or over the size cap)."""
+    return load_tagged(root)[0]
+
+
+def load_tagged(root: Path) -> tuple[dict[str, FileResult], str]:
+    """`load`, and the token the cache was saved under ("" for none)."""
     if not is_server_folder_safe(root, INDEX_FOLDER):
-        return {}
+        return {}, ""
     opened = open_regular(root / CACHE_FILE, MAX_CACHE_BYTES)
     if isinstance(opened, str):
-        return {}
+        return {}, ""
     fd, _ = opened
     try:
         with gc_paused():  # tens of thousands of new objects, no cycles: spare the collector
             return _read(_lines(fd), root)
     finally:
         os.close(fd)
+
+
+def save_facts(root: Path, token: str, facts: bytes) -> None:
+    """Keep `facts` (the index's, opaque here) beside the cache named `token`, atomically.
+    OSError as `save`."""
+    _index_folder(root)
+    atomic_write(root / FACTS_FILE, token.encode() + b"\n" + facts, durable=False)  # as the cache
+
+
+def load_facts(root: Path, token: str) -> bytes | None:
+    """The facts saved beside the cache named `token`; None when there are none for it (no
+    file, another cache's, a token of "", or a file that is a link, a pipe or too big)."""
+    if not token or not is_server_folder_safe(root, INDEX_FOLDER):
+        return None
+    data = read_regular(root / FACTS_FILE, MAX_FACTS_BYTES)
+    if isinstance(data, str):
+        return None
+    saved, _, facts = data.partition(b"\n")
+    return facts if saved == token.encode() else None

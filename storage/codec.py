@@ -30,6 +30,7 @@ from storage.model import (
     normalise_status,
     pack_text,
     share_strings,
+    task_of,
 )
 from storage.timestamps import parse_timestamp
 from storage.yamltext import (
@@ -93,32 +94,31 @@ def to_task(meta: dict[str, Any], parts: Parts, *, path: str, stem: str | None) 
         raise NotATask(path)
     task_id = _task_id(meta, raw, stem, path)
     try:
-        times = {key: parse_timestamp(meta.get(key)) for key in _TIME_KEYS}
+        times = [parse_timestamp(meta.get(key)) for key in _TIME_KEYS]  # due ... completed
     except (ValueError, TypeError) as exc:
         raise ParseError(path, f"unreadable timestamp: {exc}") from exc
-    deps, soft = _ids(meta.get("depends_on")), _ids(meta.get("soft_depends_on"))
-    tags = _tags(meta.get("tags"))
-    order, extra, status = _int(meta.get("order")), _extra(meta), _string(meta, "status", raw)
-    task = Task(
-        id=task_id,
-        title=title.strip(),
-        path=path,
-        type=text["type"] or DEFAULT_TYPE,
-        status=normalise_status(status or "inbox"),
-        priority=normalise_priority(meta.get("priority")),
-        order=order,
-        parent=text["parent"] or None,
-        project=text["project"] or None,
-        assignee=text["assignee"] or None,
-        complexity=text["complexity"],
-        effort=text["effort"],
-        context=text["context"],
-        packed_body=pack_text(parts.body),
-        depends_on=deps,
-        soft_depends_on=soft,
-        tags=tags,
-        extra=extra,
-        **times,
+    task = task_of(  # the fields in the order `Task` lists them
+        (
+            task_id,
+            title.strip(),
+            path,
+            text["type"] or DEFAULT_TYPE,
+            normalise_status(text["status"] or "inbox"),
+            normalise_priority(meta.get("priority")),
+            _int(meta.get("order")),
+            text["parent"] or None,
+            _ids(meta.get("depends_on")),
+            _ids(meta.get("soft_depends_on")),
+            text["project"] or None,
+            _tags(meta.get("tags")),
+            text["assignee"] or None,
+            text["complexity"],
+            text["effort"],
+            text["context"],
+            *times,
+            pack_text(parts.body),
+            _extra(meta),
+        )
     )
     return share_strings(task)
 

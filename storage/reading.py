@@ -88,19 +88,25 @@ def _read_once(relative: str, path: str, limit: int) -> FileResult | None:
         st, data = _read_whole(fd, st, limit)
     finally:
         os.close(fd)
-    result = bytes_result(relative, data, _stamp(st), limit, size=st.st_size)
-    return result.with_changed(changed_of(st))
+    return bytes_result(relative, data, _stamp(st), limit, size=st.st_size, changed=changed_of(st))
 
 
 def bytes_result(
-    relative: str, data: bytes, stamp: tuple[int, int], limit: int, *, size: int = 0
+    relative: str,
+    data: bytes,
+    stamp: tuple[int, int],
+    limit: int,
+    *,
+    size: int = 0,
+    changed: tuple[int, int] = (0, 0),
 ) -> FileResult:
     """A file's bytes as a result, over `limit` bytes a problem (`size`: what a stat said;
-    an editor's unsaved buffer is read through here too)."""
+    `changed`: its inode change time and inode; an editor's unsaved buffer is read through
+    here too)."""
     if size > limit or len(data) > limit:
         message = f"file is {max(size, len(data))} bytes, over the {limit}-byte limit"
-        return problem_result(relative, stamp, "too_large", message)
-    return parse_result(relative, data, stamp)
+        return problem_result(relative, stamp, "too_large", message, changed)
+    return parse_result(relative, data, stamp, changed)
 
 
 def dangling_result(root: Path, relative: str) -> FileResult | None:
@@ -213,24 +219,32 @@ def written_result(relative: str, task: Task, written: os.stat_result) -> FileRe
 
 
 def problem_result(
-    relative: str, stamp: tuple[int, int], kind: ProblemKind, message: str
+    relative: str,
+    stamp: tuple[int, int],
+    kind: ProblemKind,
+    message: str,
+    changed: tuple[int, int] = (0, 0),
 ) -> FileResult:
-    return FileResult.of(relative, stamp, problem=Problem(relative, kind, message))
+    problem = Problem(relative, kind, message)
+    return FileResult.of(relative, stamp, problem=problem, changed=changed)
 
 
-def parse_result(relative: str, data: bytes, stamp: tuple[int, int]) -> FileResult:
+def parse_result(
+    relative: str, data: bytes, stamp: tuple[int, int], changed: tuple[int, int] = (0, 0)
+) -> FileResult:
     """A file's bytes as a result: a task, a problem, or neither (not a task)."""
     try:
         task = codec.from_bytes(data, relative)
     except NotATask:
-        return FileResult.of(relative, stamp)
+        return FileResult.of(relative, stamp, changed=changed)
     except NotUtf8 as exc:
-        return problem_result(relative, stamp, "not_utf8", exc.detail)
+        return problem_result(relative, stamp, "not_utf8", exc.detail, changed)
     except ParseError as exc:
-        if has_conflict_markers(data):
-            return problem_result(relative, stamp, "merge_conflict", CONFLICTED + exc.detail)
-        return problem_result(relative, stamp, "parse_error", exc.detail)
-    return FileResult.of(relative, stamp, task=task)
+        conflicted = has_conflict_markers(data)
+        kind: ProblemKind = "merge_conflict" if conflicted else "parse_error"
+        detail = CONFLICTED + exc.detail if conflicted else exc.detail
+        return problem_result(relative, stamp, kind, detail, changed)
+    return FileResult.of(relative, stamp, task=task, changed=changed)
 
 
 def _is_fresh(stamp: tuple[int, int]) -> bool:

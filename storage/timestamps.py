@@ -41,7 +41,9 @@ def parse_timestamp(value: object) -> datetime | None:
         parsed = datetime.fromisoformat(_LONG_FRACTION.sub(r"\1", value.strip()))
     else:
         raise ValueError(f"not a timestamp: {value!r}")
-    return within_utc(parsed) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=UTC)
+    return parsed if 1 < parsed.year < 9999 else within_utc(parsed)  # only the ends can overflow
 
 
 def utc_now() -> datetime:

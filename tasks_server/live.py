@@ -36,8 +36,9 @@ from pathlib import Path
 from graph.index import TaskIndex
 from graph.write_delta import NO_CHANGE, WriteDelta
 from storage import cache
-from storage.bulk import gc_paused
+from storage.bulk import gc_paused, give_back_free_memory
 from storage.feed import ChangeFeed
+from storage.model import ids_pooled
 from storage.repository import Survey, TaskRepository
 from storage.table import Delta, FileResult, FileTable, Problem
 from storage.watch import Drained, ThreadWatch, TreeWatch
@@ -66,6 +67,7 @@ class StartStats:
     cache_save: float  # zero when the cache was already current
     files_read: int
     files_cached: int
+    facts_taken: bool = False  # the index's records came from the facts saved with the cache
 
     @property
     def seconds(self) -> float:
@@ -75,6 +77,9 @@ class StartStats:
 WAKE_SECONDS = 0.25
 """A waiter also looks at the feed this often: another call may have taken the change the
 kernel reported (an integer compare, no disk read)."""
+
+TRIM_AT = 10_000
+"""Files loaded from which a load gives the C heap's free pages back (below, there are few)."""
 
 FREEZE_STEP = 100_000
 """Ids newly kept in order between two freezes (a smaller tree never freezes again)."""
@@ -111,34 +116,77 @@ class Loaded:
 
 def load_tree(repository: TaskRepository, *, use_cache: bool) -> Loaded:
     """The one way a tree is loaded. Warm (`use_cache`): the cache answers the files whose
-    stamp is unchanged, the others are read, and the cache is saved if it changed. Cold:
+    stamp is unchanged, the others are read, and the cache is saved if it changed; when no
+    file changed, the index takes the records saved beside the cache (`graph._facts`), and
+    saves them when there were none that fit. Cold:
     every file is read and no cache is touched (an installed example; the admin rebuild)."""
     laps = [time.perf_counter()]
-    with gc_paused():
-        cached = cache.load(repository.root) if use_cache else {}
+    root = repository.root
+    with gc_paused(), ids_pooled():
+        cached, token = cache.load_tagged(root) if use_cache else ({}, "")
         laps.append(time.perf_counter())
         read = repository.read_tree(cached)
-        index = TaskIndex.build(read.table.tasks())
+        unchanged = _all_as_cached(cached, read.survey)
+        saved = cache.load_facts(root, token) if unchanged else None
+        index = TaskIndex.build(read.table.tasks(), saved)
         _freeze_loaded_objects()
         laps.append(time.perf_counter())
-    if use_cache and not _cache_is_current(cached, read.survey, read.results):
-        _save_cache(repository.root, read.results)
+    untagged = bool(cached) and not token  # written before caches named themselves
+    if use_cache and (untagged or not _cache_is_current(cached, read.survey, read.results)):
+        _save_cache(root, read.results, index)
+    elif use_cache and unchanged and not index.restored:  # none for this cache, or stale
+        _save_facts(root, token, index)
+    if len(read.table) >= TRIM_AT:
+        give_back_free_memory()
     laps.append(time.perf_counter())
     loading, rest, saving = (b - a for a, b in itertools.pairwise(laps))
     walk, parse = read.walk_seconds, read.read_seconds
     survey = read.survey
     stats = StartStats(
-        loading, walk, parse, rest - walk - parse, saving, len(survey.stale), survey.current
+        loading,
+        walk,
+        parse,
+        rest - walk - parse,
+        saving,
+        len(survey.stale),
+        survey.current,
+        index.restored,
     )
     return Loaded(read.table, index, stats, survey.links)
 
 
-def _save_cache(root: Path, results: Iterable[FileResult]) -> None:
-    """Write the warm-start cache (best effort: a read-only root just has none)."""
+def _all_as_cached(cached: Mapping[str, FileResult], survey: Survey) -> bool:
+    """True when the walk found every cached file as the cache has it, and no other: the
+    tree holds what it held when the cache (and the index facts beside it) was saved."""
+    if not cached or survey.stale:
+        return False
+    kept = (r for r in survey.found if not isinstance(r, str) and cached.get(r.path) is r)
+    return sum(1 for _ in kept) == len(cached)  # not `current`: a walk's problems count there
+
+
+def _save_cache(root: Path, results: Iterable[FileResult], index: TaskIndex | None = None) -> None:
+    """Write the warm-start cache (best effort: a read-only root just has none), and the
+    facts of `index`, built from just these results, beside it."""
+    token = cache.new_token()
     try:
-        cache.save(root, results)
+        cache.save(root, results, token)
     except OSError as exc:
         log.warning("could not write the index cache: %s", exc)
+        return
+    if index is not None:
+        _save_facts(root, token, index)
+
+
+def _save_facts(root: Path, token: str, index: TaskIndex) -> None:
+    """Keep the facts of a just-built index beside the cache named `token` (none for a
+    tree with a cycle; best effort, as the cache)."""
+    facts = index.saved_facts()
+    if facts is None:
+        return
+    try:
+        cache.save_facts(root, token, facts)
+    except OSError as exc:
+        log.warning("could not write the index facts: %s", exc)
 
 
 def _unreadable(relative: str, exc: Exception) -> FileResult:

@@ -268,3 +268,23 @@ def test_a_save_removes_the_cache_file_of_an_older_version(tmp_path: Path) -> No
     old.write_text('{"version": 4, "root": "", "files": []}')
     cache.save(root, TaskRepository(root).scan().files.values())
     assert not old.exists() and (root / cache.CACHE_FILE).exists()
+
+
+def test_facts_are_given_only_to_the_cache_they_were_saved_with(tmp_path: Path) -> None:
+    cache.save(tmp_path, [], "token-1")
+    assert cache.load_tagged(tmp_path) == ({}, "token-1")
+    cache.save_facts(tmp_path, "token-1", b"\x00facts\nwith a newline")
+    assert cache.load_facts(tmp_path, "token-1") == b"\x00facts\nwith a newline"
+    assert cache.load_facts(tmp_path, "token-2") is None
+    assert cache.load_facts(tmp_path, "") is None  # a cache that names no token
+    cache.save(tmp_path, [])  # an older server's save: no token, so no facts fit it
+    assert cache.load_tagged(tmp_path)[1] == ""
+
+
+def test_facts_behind_a_link_are_not_read(tmp_path: Path) -> None:
+    cache.save(tmp_path, [], "t")
+    outside = tmp_path / "elsewhere"
+    outside.write_bytes(b"t\nfacts")
+    (tmp_path / cache.FACTS_FILE).symlink_to(outside)
+    assert cache.load_facts(tmp_path, "t") is None
+    assert cache.new_token() != cache.new_token()

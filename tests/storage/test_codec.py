@@ -414,3 +414,15 @@ def test_a_mapping_used_as_a_key_is_a_parse_error_not_a_crash() -> None:
     """Found by the codec fuzz: `? ` with an empty key and value makes a mapping key."""
     with pytest.raises(ParseError, match="not a scalar"):
         codec.loads("---\n? : title: \n---\n", path="k.md")
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
+def test_a_line_opening_over_a_thousand_levels_is_refused_after_any_line_ending(
+    ending: str,
+) -> None:
+    deep = "- " * 1001 + "x"
+    with pytest.raises(ParseError, match="opens over 1000 levels"):
+        codec.loads(f"---\ntitle: T{ending}k:{ending}{deep}\n---\n", path="d.md")
+    long = "a " * 400  # past what is read whole without a look at each line
+    loaded = codec.loads(f"---\ntitle: T\nk: {long}\n---\n", path="s.md", stem="s")
+    assert loaded.extra["k"] == long.strip()

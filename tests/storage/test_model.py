@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from storage.model import Task, pack_text, unpack_text
+from storage.model import Task, ids_pooled, pack_text, share_strings, unpack_text
 from tests.conftest import examples
 
 ANY_TEXT = st.text(st.characters(codec=None, categories=None), max_size=3000)  # surrogates too
@@ -47,3 +49,19 @@ def test_bodies_packed_and_unpacked_on_many_threads_at_once_read_back_exactly() 
         packed = list(pool.map(pack_text, bodies))
         unpacked = list(pool.map(unpack_text, reversed(packed)))
     assert unpacked == bodies[::-1]
+
+
+def test_ids_are_pooled_only_inside_a_load_and_only_in_its_thread() -> None:
+    def fresh(task_id: str) -> Task:
+        return share_strings(Task("".join(task_id), "T", "t.md"))
+
+    seen: list[str] = []
+    with ids_pooled():
+        first = fresh("pooled-1")
+        worker = threading.Thread(target=lambda: seen.append(fresh("pooled-1").id))
+        worker.start()
+        worker.join()
+        assert fresh("pooled-1").id is first.id
+    assert seen[0] is sys.intern("pooled-1")  # the other thread had no pool: interned
+    assert first.id is not sys.intern("pooled-1")  # the pool's own object, not the table's
+    assert fresh("pooled-2").id is sys.intern("pooled-2")

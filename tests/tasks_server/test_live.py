@@ -6,6 +6,8 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -149,6 +151,106 @@ def test_a_restart_with_nothing_changed_parses_no_file_and_leaves_the_cache_alon
     assert cache_identity(example_root) == before
     assert same_as_fresh_load(second)
     second.close()
+
+
+def chain(root: Path) -> None:
+    """Task b depends on task a, both open: b is blocked until a is done."""
+    (root / "a.md").write_text(TASK.format(id="a", title="A", status="active"))
+    text = TASK.format(id="b", title="B", status="active")
+    (root / "b.md").write_text(text.replace("status:", "depends_on: [a]\nstatus:"))
+
+
+def mark_done(path: Path) -> None:
+    path.write_text(path.read_text().replace("status: active", "status: done"))
+    later = path.stat().st_mtime_ns + 1_000_000_000
+    os.utime(path, ns=(later, later))
+
+
+def test_a_restart_with_nothing_changed_takes_the_index_facts_saved_with_the_cache(
+    tmp_path: Path,
+) -> None:
+    chain(tmp_path)
+    first = LiveTree(tmp_path, watch=False)
+    first.close()
+    assert not first.start_stats.facts_taken and (tmp_path / cache.FACTS_FILE).is_file()
+    second = LiveTree(tmp_path, watch=False)
+    assert second.start_stats.facts_taken and second.start_stats.files_read == 0
+    assert second.index.facts("b").is_blocked and same_as_fresh_load(second)
+    second.close()
+
+
+def assert_derived_then_taken(root: Path, *, b_ready: bool) -> None:
+    """The next start derives the facts (and answers right); the one after takes them."""
+    second = LiveTree(root, watch=False)
+    assert not second.start_stats.facts_taken
+    assert second.index.facts("b").is_ready == b_ready and same_as_fresh_load(second)
+    second.close()
+    third = LiveTree(root, watch=False)
+    assert third.start_stats.facts_taken and third.index.facts("b").is_ready == b_ready
+    third.close()
+
+
+def test_facts_that_do_not_read_are_derived_again_and_saved_over(tmp_path: Path) -> None:
+    chain(tmp_path)
+    LiveTree(tmp_path, watch=False).close()
+    facts = tmp_path / cache.FACTS_FILE
+    token = facts.read_bytes().partition(b"\n")[0]
+    facts.write_bytes(token + b"\nnot the facts")
+    assert_derived_then_taken(tmp_path, b_ready=False)
+
+
+def test_a_cache_from_before_tokens_is_saved_again_once_with_its_facts(tmp_path: Path) -> None:
+    chain(tmp_path)
+    LiveTree(tmp_path, watch=False).close()
+    results = cache.load(tmp_path.resolve()).values()
+    cache.save(tmp_path.resolve(), results)  # no token: as an older server wrote it
+    (tmp_path / cache.FACTS_FILE).unlink()
+    assert_derived_then_taken(tmp_path, b_ready=False)
+
+
+def test_a_restart_in_another_process_takes_the_facts_this_one_saved(tmp_path: Path) -> None:
+    chain(tmp_path)
+    LiveTree(tmp_path, watch=False).close()
+    script = (
+        "import sys; from pathlib import Path; from tasks_server.live import LiveTree; "
+        "tree = LiveTree(Path(sys.argv[1]), watch=False); "
+        "print(tree.start_stats.facts_taken, tree.index.facts('b').is_blocked)"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "1"}  # another string hash order, other addresses
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True, text=True, env=env, check=True,
+    )  # fmt: skip
+    assert done.stdout.split() == ["True", "True"]
+
+
+def test_a_restart_after_an_edit_derives_the_facts_again_and_saves_them(
+    tmp_path: Path,
+) -> None:
+    chain(tmp_path)
+    LiveTree(tmp_path, watch=False).close()
+    mark_done(tmp_path / "a.md")
+    assert_derived_then_taken(tmp_path, b_ready=True)
+
+
+def test_facts_are_not_taken_beside_a_cache_saved_after_edits_nor_after_a_deletion(
+    tmp_path: Path,
+) -> None:
+    chain(tmp_path)
+    first = LiveTree(tmp_path, watch=False)
+    mark_done(tmp_path / "a.md")
+    with first.snapshot():  # the edit is applied, and the cache saved at close
+        assert first.index.facts("b").is_ready
+    first.close()
+    second = LiveTree(tmp_path, watch=False)  # the facts on disk are of the first cache
+    assert not second.start_stats.facts_taken and second.start_stats.files_read == 0
+    assert second.index.facts("b").is_ready and same_as_fresh_load(second)
+    second.close()
+    (tmp_path / "a.md").unlink()
+    third = LiveTree(tmp_path, watch=False)
+    assert not third.start_stats.facts_taken
+    assert third.index.facts("b").is_blocked and same_as_fresh_load(third)
+    third.close()
 
 
 def test_a_restart_after_a_file_was_deleted_saves_the_cache_without_it(
