@@ -103,7 +103,7 @@ def to_task(meta: dict[str, Any], parts: Parts, *, path: str, stem: str | None) 
             title.strip(),
             path,
             text["type"] or DEFAULT_TYPE,
-            normalise_status(text["status"] or "inbox"),
+            normalise_status(_string(meta, "status", raw) or "inbox"),
             normalise_priority(meta.get("priority")),
             _int(meta.get("order")),
             text["parent"] or None,
