@@ -4,16 +4,15 @@ A tool is a plain function `fn(ctx, args) -> Output` declared with `@tool(...)` 
 input and output models; `discover()` imports every module of `tasks_server.tools`, so
 there is no hand-kept list (what a spec holds: `spec.py`); a `serve` start takes
 `DeferredSpec`s instead, from what the declarations said at the last start, and imports a
-tool's module at its first call (`edge.schema_cache.declared_tools`). Nothing here knows the MCP SDK:
-`tasks_server.edge.server` turns specs into MCP tools, and the human CLI calls the same
-specs directly (`Toolset.run`).
+tool's module at its first call (`edge.schema_cache.declared_tools`). Nothing here knows
+the MCP SDK: `tasks_server.edge.server` turns specs into MCP tools, and the human CLI calls
+the same specs directly (`Toolset.run`).
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
-import pkgutil
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_origin
 
@@ -225,6 +224,8 @@ def deferred(facts: list[dict[str, Any]]) -> list[ToolSpec]:
 
 def discover() -> list[ToolSpec]:
     """Every tool declared in the modules of `tasks_server.tools`, sorted by name."""
+    import pkgutil  # noqa: PLC0415 - a start that lists DeferredSpecs never walks the package
+
     package = importlib.import_module("tasks_server.tools")
     for module in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"{package.__name__}.{module.name}")
