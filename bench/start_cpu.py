@@ -6,8 +6,9 @@ Each run is a fresh interpreter that builds the server the way `serve` builds it
 each step with `time.process_time` (CPU: other jobs on a shared machine move it far less
 than wall time), the collector's pauses with `gc.callbacks`: the SDK's import (what the
 no-op server pays too), our imports (the edge and the CLI), the tree (cache, walk, index,
-the inotify watch, the bots), the tool modules (`registry.discover`), the listing (tool
-schemas and the instructions: `TasksServer`) and the first call (`list_tasks` limit 1
+the inotify watch, the bots), the tools (`schema_cache.declared_tools`: a tool's module is
+imported at its first call, the first start excepted), the listing (tool schemas and the
+instructions: `TasksServer`) and the first call (`list_tasks` limit 1
 unless told). `--pause` pauses the collector as `serve` does. Prints the median of each
 step over `--runs`, and the load average. Compile first (`python -m compileall -q storage
 graph tasks_server`) where `PYTHONDONTWRITEBYTECODE` is set: else every run compiles our
@@ -65,16 +66,16 @@ def one_start(root: Path, tool: str, arguments: dict[str, Any]) -> dict[str, tup
     import tasks_server.cli  # noqa: F401, PLC0415
     from tasks_server.context import ServerContext  # noqa: PLC0415
     from tasks_server.edge import commands  # noqa: F401, PLC0415
+    from tasks_server.edge.schema_cache import declared_tools  # noqa: PLC0415
     from tasks_server.edge.server import TasksServer  # noqa: PLC0415
-    from tasks_server.registry import discover  # noqa: PLC0415
     from tasks_server.roles import tool_filter  # noqa: PLC0415
     from tasks_server.toolset import Toolset  # noqa: PLC0415
 
     steps.lap("our imports")
     context = ServerContext.open(root)
     steps.lap("the tree (cache, walk, index, watch, bots)")
-    specs = [*discover(), *context.bot_specs()]
-    steps.lap("the tool modules (discover)")
+    specs = [*declared_tools(), *context.bot_specs()]
+    steps.lap("the tools (modules at first call)")
     server = TasksServer("tasks-server", Toolset(specs, context, tool_filter(None, [])))
     steps.lap("the listing: schemas, instructions")
     outcome = server.toolset.run(tool, arguments)

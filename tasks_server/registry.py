@@ -2,16 +2,17 @@
 
 A tool is a plain function `fn(ctx, args) -> Output` declared with `@tool(...)` next to its
 input and output models; `discover()` imports every module of `tasks_server.tools`, so
-there is no hand-kept list (what a spec holds: `spec.py`). Nothing here knows the MCP SDK:
-`tasks_server.edge.server` turns specs into MCP tools, and the human CLI calls the same
-specs directly (`Toolset.run`).
+there is no hand-kept list (what a spec holds: `spec.py`); a `serve` start takes
+`DeferredSpec`s instead, from what the declarations said at the last start, and imports a
+tool's module at its first call (`edge.schema_cache.declared_tools`). Nothing here knows
+the MCP SDK: `tasks_server.edge.server` turns specs into MCP tools, and the human CLI calls
+the same specs directly (`Toolset.run`).
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
-import pkgutil
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_origin
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from tasks_server.context import ServerContext
 
 __all__ = [
+    "DeferredSpec",
     "DuplicateTool",
     "Handler",
     "Hints",
@@ -35,7 +37,9 @@ __all__ = [
     "ToolSpec",
     "by_name",
     "declared_in",
+    "deferred",
     "discover",
+    "facts_of",
     "is_declared",
     "purpose_of",
     "tool",
@@ -135,13 +139,93 @@ def _marked(info: FieldInfo) -> bool:
 
 
 def is_declared(spec: ToolSpec) -> bool:
-    """True for a tool declared here with `@tool`: everything it publishes follows from the
-    code (a bot's tools follow from its config file too)."""
-    return _DECLARED.get(spec.name) is spec
+    """True for a tool declared here with `@tool` (or known from what its declaration said,
+    `DeferredSpec`): everything it publishes follows from the code (a bot's tools follow
+    from its config file too)."""
+    return isinstance(spec, DeferredSpec) or _DECLARED.get(spec.name) is spec
+
+
+class DeferredSpec(ToolSpec):
+    """A declared tool known from what its declaration said at an earlier start
+    (`facts_of`): its name, tier, description, hints and origin, all that listing it,
+    filtering it by role and naming it in guidance take. Its module is imported at the
+    first use of anything else (its models, handler, question, example): a start lists
+    the tools without importing the tool modules, and a call imports only its own."""
+
+    def __init__(self, facts: dict[str, Any]) -> None:
+        read_only, destructive, idempotent = facts["hints"]
+        known = {
+            "name": facts["name"],
+            "tier": facts["tier"],
+            "description": facts["description"],
+            "hints": Hints(read_only, destructive, idempotent),
+            "meta": None,
+            "origin": facts["origin"],
+            "waits": facts["waits"],
+        }
+        for key, value in known.items():
+            object.__setattr__(self, key, value)
+
+    def loaded(self) -> ToolSpec:
+        """The spec its module declares (imported now if it was not)."""
+        importlib.import_module(self.origin.rpartition(".")[0])
+        return _DECLARED[self.name]
+
+    @property
+    def input_model(self) -> type[BaseModel]:
+        return self.loaded().input_model
+
+    @property
+    def output_model(self) -> type[BaseModel]:
+        return self.loaded().output_model
+
+    @property
+    def handler(self) -> Handler:
+        return self.loaded().handler
+
+    @property
+    def example(self) -> dict[str, Any] | None:
+        return self.loaded().example
+
+    @property
+    def confirm(self) -> Question | None:
+        return self.loaded().confirm
+
+    @property
+    def project_arg(self) -> str | None:
+        return self.loaded().project_arg
+
+
+FACT_KEYS = frozenset({"name", "tier", "description", "hints", "origin", "waits"})
+
+
+def facts_of(spec: ToolSpec) -> dict[str, Any]:
+    """What `DeferredSpec` needs of a declared tool, JSON-ready."""
+    hints = spec.hints
+    return {
+        "name": spec.name,
+        "tier": spec.tier,
+        "description": spec.description,
+        "hints": [hints.read_only, hints.destructive, hints.idempotent],
+        "origin": spec.origin,
+        "waits": spec.waits,
+    }
+
+
+def deferred(facts: list[dict[str, Any]]) -> list[ToolSpec]:
+    """The declared tools these facts describe, sorted by name as `discover` gives them:
+    a tool whose module is imported already is its own spec, any other a `DeferredSpec`.
+    Guidance names each as its declaration would have (`tool`)."""
+    specs = [_DECLARED.get(fact["name"]) or DeferredSpec(fact) for fact in facts]
+    for spec in specs:
+        ACTION_HELP.setdefault(spec.name, purpose_of(spec.description))
+    return sorted(specs, key=lambda s: s.name)
 
 
 def discover() -> list[ToolSpec]:
     """Every tool declared in the modules of `tasks_server.tools`, sorted by name."""
+    import pkgutil  # noqa: PLC0415 - a start that lists DeferredSpecs never walks the package
+
     package = importlib.import_module("tasks_server.tools")
     for module in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"{package.__name__}.{module.name}")

@@ -326,13 +326,15 @@ def open_toolset(
     bot: str | None = None,
     watch: bool = True,
     modules: Sequence[str] | None = None,
+    declared: Callable[[], list[ToolSpec]] = discover,
 ) -> Toolset:
     """The tools over the tree at `root` that `role`/`tools` allow; with `bot`, only that
     bot's workflow tools (the others stay known, so guidance never names them); with
     `modules` (names in `tasks_server.tools`), only the tools declared there and no bots
-    (a human command that calls a few tools loads no others)."""
+    (a human command that calls a few tools loads no others); `declared` gives the tools
+    declared in code otherwise (the MCP edge's imports their modules at their first call)."""
     context = ServerContext.open(root, bots=bots, watch=watch, with_bots=modules is None)
-    builtin = discover() if modules is None else declared_in(modules)
+    builtin = declared() if modules is None else declared_in(modules)
     if context.bots is not None:
         context.bots.check_names(by_name(builtin))  # a bot never takes a built-in's name
     specs: list[ToolSpec] = [*builtin, *context.bot_specs()]

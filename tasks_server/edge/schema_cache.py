@@ -33,10 +33,10 @@ import pydantic_core
 import graph
 import storage
 import tasks_server
-from tasks_server.registry import is_declared
+from tasks_server.registry import FACT_KEYS, deferred, discover, facts_of, is_declared
 from tasks_server.spec import ToolSpec
 
-__all__ = ["SchemaCache", "Schemas", "fingerprint", "schema_cache"]
+__all__ = ["SchemaCache", "Schemas", "declared_tools", "fingerprint", "schema_cache"]
 
 T = TypeVar("T")
 
@@ -120,6 +120,21 @@ class SchemaCache:
 def schema_cache() -> SchemaCache:
     """This process's cache (one fingerprint per process: the code does not change under it)."""
     return SchemaCache.open()
+
+
+def declared_tools(cache: SchemaCache | None = None) -> list[ToolSpec]:
+    """The tools declared in code, as `registry.discover` gives them, from what their
+    declarations said at the last start of this code (`registry.deferred`: a tool's module
+    is imported at its first call); the first start imports them all and keeps that."""
+    known = cache or schema_cache()
+    facts = known.kept("declared tools", lambda: [facts_of(s) for s in discover()], _are_facts)
+    return deferred(facts)
+
+
+def _are_facts(found: Any) -> bool:
+    return isinstance(found, list) and all(
+        isinstance(fact, dict) and fact.keys() == FACT_KEYS for fact in found
+    )
 
 
 def _is_pair(found: Any) -> bool:

@@ -43,7 +43,7 @@ from tasks_server.context import ServerContext
 from tasks_server.edge.consent import consent_for
 from tasks_server.edge.instructions import instructions, said_once
 from tasks_server.edge.resources import TaskResources
-from tasks_server.edge.schema_cache import SchemaCache, Schemas, schema_cache
+from tasks_server.edge.schema_cache import SchemaCache, Schemas, declared_tools, schema_cache
 from tasks_server.edge.schemas import input_schema, output_schema
 from tasks_server.edge.stdio import serve_checked_stdio
 from tasks_server.registry import ToolSpec
@@ -214,7 +214,9 @@ def create_server(
     name: str = "tasks-server",
 ) -> TasksServer:
     """An MCP server over the task tree at `root`, exposing what `role`/`tools` allow."""
-    toolset = open_toolset(root, role=role, tools=tools, bots=bots, bot=bot, watch=watch)
+    toolset = open_toolset(
+        root, role=role, tools=tools, bots=bots, bot=bot, watch=watch, declared=declared_tools
+    )
     return TasksServer(f"{bot}_server" if bot is not None else name, toolset)
 
 
