@@ -18,9 +18,10 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
 
+from docs.examples import ARGUMENTS
 from tasks_server.toolset import open_toolset
 from tests.gitrepo import commit_all, init
-from tests.tasks_server.test_every_call import ARGUMENTS, walk_order
+from tests.tasks_server.test_every_call import walk_order
 
 pytestmark = pytest.mark.anyio
 
