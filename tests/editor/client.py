@@ -25,6 +25,7 @@ class Session:
         self.published: dict[str, asyncio.Queue[Diagnostics]] = {}
         self.versions: dict[str, int] = {}
         self.messages: list[str] = []
+        self.open_uris: set[str] = set()
 
     def queue(self, uri: str) -> asyncio.Queue[Diagnostics]:
         return self.published.setdefault(uri, asyncio.Queue())
@@ -33,9 +34,27 @@ class Session:
         uri = uri_of(path)
         body = path.read_bytes().decode("utf-8", errors="replace") if text is None else text
         self.versions[uri] = 1
+        self.open_uris.add(uri)
         item = lsp.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=body)
         self.client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=item))
         return uri
+
+    def close(self, uri: str) -> None:
+        document = lsp.TextDocumentIdentifier(uri=uri)
+        self.client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=document))
+
+    async def forget(self) -> None:
+        """Close every document this session opened and drop what was published, so the
+        next user of the same server process starts as a fresh session would. A request's
+        answer comes after every diagnostic the closes sent (one stream, in order)."""
+        for uri in sorted(self.open_uris):
+            self.close(uri)
+        query = lsp.WorkspaceSymbolParams(query="")
+        await asyncio.wait_for(self.client.workspace_symbol_async(query), WAIT)
+        self.published.clear()
+        self.versions.clear()
+        self.messages.clear()
+        self.open_uris.clear()
 
     def change(self, uri: str, text: str) -> None:
         """The whole buffer replaced by `text`, unsaved."""

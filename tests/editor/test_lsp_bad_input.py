@@ -10,7 +10,7 @@ from lsprotocol import types as lsp
 
 from tests.conftest import write
 from tests.editor.client import Session, lsp_session, uri_of
-from tests.editor.test_lsp_session import dangling_tree, opened_work
+from tests.editor.conftest import Work, dangling_tree
 
 pytestmark = pytest.mark.anyio
 
@@ -41,27 +41,29 @@ async def test_binary_huge_and_broken_buffers_get_diagnostics_and_the_server_goe
 
 
 async def test_a_change_to_a_file_never_opened_and_a_range_past_the_end_do_no_harm(
-    tmp_path: Path,
+    work: Work,
 ) -> None:
-    async with opened_work(tmp_path) as (session, uri, _, work):
-        session.change(uri_of(tmp_path / "inbox" / "never.md"), "---\ntitle: X\n---\n")
-        assert await session.completion(uri, 10_000, 10_000) == []
-        assert await session.hover(uri, 10_000, 0) is None
-        assert await session.hover(uri, 1, 10_000) is not None  # clamped: the line's id
-        await still_answers(session, work)
+    session, uri = work.session, work.uri
+    session.change(uri_of(work.path.parent / "never.md"), "---\ntitle: X\n---\n")
+    assert await session.completion(uri, 10_000, 10_000) == []
+    assert await session.hover(uri, 10_000, 0) is None
+    assert await session.hover(uri, 1, 10_000) is not None  # clamped: the line's id
+    await still_answers(session, work.path)
 
 
-async def test_a_file_outside_the_root_gets_nothing_from_any_request(tmp_path: Path) -> None:
-    root = tmp_path / "tree"
-    work = dangling_tree(root)
+async def test_a_file_outside_the_root_gets_nothing_from_any_request(
+    shared: tuple[Session, Path], tmp_path: Path
+) -> None:
+    session, root = shared
+    work = root / "inbox" / "work.md"
     outside = write(tmp_path, "x.md", "---\nid: x\ntitle: X\ndepends_on: [work]\n---\n")
-    async with lsp_session(root) as session:
-        uri = await session.open(outside)
-        assert await session.diagnostics(uri) == []
-        assert await session.definition(uri, 3, 14) is None
-        links = await session.client.text_document_document_link_async(
-            lsp.DocumentLinkParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
-        )
-        assert not links
-        await session.diagnostics(await session.open(work))
-        await still_answers(session, work)
+    assert not outside.is_relative_to(root)
+    uri = await session.open(outside)
+    assert await session.diagnostics(uri) == []
+    assert await session.definition(uri, 3, 14) is None
+    links = await session.client.text_document_document_link_async(
+        lsp.DocumentLinkParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
+    )
+    assert not links
+    await session.diagnostics(await session.open(work))
+    await still_answers(session, work)

@@ -1,4 +1,5 @@
-"""A real `tasks-server lsp` process, driven over stdio by pygls's language client."""
+"""A real `tasks-server lsp` process, driven over stdio by pygls's language client (one
+process shared by the tests that only read, `tests/editor/conftest.py`)."""
 
 from __future__ import annotations
 
@@ -11,32 +12,15 @@ from lsprotocol import types as lsp
 
 from tests.conftest import write
 from tests.editor.client import Diagnostics, Session, lsp_session
+from tests.editor.conftest import TASK, Work, dangling_tree, task
 
 pytestmark = pytest.mark.anyio
 
-TASK = """---
-id: {id}
-title: {title}
-status: {status}
-{extra}---
-Body.
-"""
-
-
-def task(root: Path, task_id: str, *, status: str = "active", extra: str = "") -> Path:
-    text = TASK.format(id=task_id, title=f"Task {task_id}", status=status, extra=extra)
-    return write(root, f"inbox/{task_id}.md", text)
-
-
-def dangling_tree(root: Path) -> Path:
-    task(root, "base", status="done")
-    task(root, "other")
-    return task(root, "work", extra="depends_on: [base, ghost]\n")
-
 
 @asynccontextmanager
-async def opened_work(root: Path) -> AsyncIterator[tuple[Session, str, Diagnostics, Path]]:
-    """A server over `dangling_tree`, its `work` task open: (session, uri, diagnostics, path)."""
+async def own_work(root: Path) -> AsyncIterator[tuple[Session, str, Diagnostics, Path]]:
+    """A server of its own over `dangling_tree`, its `work` task open (for a test that
+    changes files): (session, uri, diagnostics, path)."""
     path = dangling_tree(root)
     async with lsp_session(root) as session:
         uri, found = await session.opened(path)
@@ -44,62 +28,60 @@ async def opened_work(root: Path) -> AsyncIterator[tuple[Session, str, Diagnosti
 
 
 async def test_a_dangling_dependency_is_flagged_at_its_id_and_goes_once_fixed(
-    tmp_path: Path,
+    work: Work,
 ) -> None:
-    async with opened_work(tmp_path) as (session, uri, found, path):
-        assert [d.code for d in found] == ["dangling_depends_on"]
-        assert found[0].message == "work: depends_on names ghost, which no task has"
-        start, end = found[0].range.start, found[0].range.end
-        column = path.read_text().splitlines()[4].index("ghost")
-        assert (start.line, start.character, end.character) == (4, column, column + 5)
-        session.change(uri, path.read_text().replace(", ghost", ""))
-        assert await session.diagnostics(uri) == []
+    session, uri, found, path = work.session, work.uri, work.found, work.path
+    assert [d.code for d in found] == ["dangling_depends_on"]
+    assert found[0].message == "work: depends_on names ghost, which no task has"
+    start, end = found[0].range.start, found[0].range.end
+    column = path.read_text().splitlines()[4].index("ghost")
+    assert (start.line, start.character, end.character) == (4, column, column + 5)
+    session.change(uri, path.read_text().replace(", ghost", ""))
+    assert await session.diagnostics(uri) == []
 
 
 async def test_completion_inside_depends_on_lists_real_ids_with_their_titles(
-    tmp_path: Path,
+    shared: tuple[Session, Path],
 ) -> None:
-    path = dangling_tree(tmp_path)
-    async with lsp_session(tmp_path) as session:
-        text = path.read_text().replace("depends_on: [base, ghost]", "depends_on: [ba")
-        uri, _ = await session.opened(path, text)
-        answer = await session.completion(uri, 4, len(text.splitlines()[4]))
-        assert [(i.label, i.detail) for i in answer] == [("base", "Task base")]
-        blank = text.replace("depends_on: [ba", "depends_on: [")
-        session.change(uri, blank)
-        await session.diagnostics(uri)
-        every = await session.completion(uri, 4, len("depends_on: ["))
-        assert [i.label for i in every] == ["base", "other"]  # the buffer does not parse
+    session, root = shared
+    path = root / "inbox" / "work.md"
+    text = path.read_text().replace("depends_on: [base, ghost]", "depends_on: [ba")
+    uri, _ = await session.opened(path, text)
+    answer = await session.completion(uri, 4, len(text.splitlines()[4]))
+    assert [(i.label, i.detail) for i in answer] == [("base", "Task base")]
+    blank = text.replace("depends_on: [ba", "depends_on: [")
+    session.change(uri, blank)
+    await session.diagnostics(uri)
+    every = await session.completion(uri, 4, len("depends_on: ["))
+    assert [i.label for i in every] == ["base", "other"]  # the buffer does not parse
 
 
-async def test_completion_offers_statuses_and_keys(tmp_path: Path) -> None:
-    path = dangling_tree(tmp_path)
-    async with lsp_session(tmp_path) as session:
-        text = path.read_text().replace("status: active", "status: in_")
-        uri, _ = await session.opened(path, text)
-        answer = await session.completion(uri, 3, len("status: in_"))
-        assert [i.label for i in answer] == ["in_progress"]
-        keyed = text.replace("status: in_\n", "status: active\nsoft\n")
-        session.change(uri, keyed)
-        await session.diagnostics(uri)
-        keys = await session.completion(uri, 4, 4)
-        assert [i.label for i in keys] == ["soft_depends_on"]
+async def test_completion_offers_statuses_and_keys(shared: tuple[Session, Path]) -> None:
+    session, root = shared
+    path = root / "inbox" / "work.md"
+    text = path.read_text().replace("status: active", "status: in_")
+    uri, _ = await session.opened(path, text)
+    answer = await session.completion(uri, 3, len("status: in_"))
+    assert [i.label for i in answer] == ["in_progress"]
+    keyed = text.replace("status: in_\n", "status: active\nsoft\n")
+    session.change(uri, keyed)
+    await session.diagnostics(uri)
+    keys = await session.completion(uri, 4, 4)
+    assert [i.label for i in keys] == ["soft_depends_on"]
 
 
-async def test_hover_on_an_id_says_whether_it_is_ready_and_why(tmp_path: Path) -> None:
-    async with opened_work(tmp_path) as (session, uri, _, _path):
-        own = await session.hover(uri, 1, 5) or ""
-        assert "**work**: Task work" in own
-        assert "not ready: work is blocked: it depends on ghost, which no task has." in own
-        base = await session.hover(uri, 4, 15) or ""
-        assert "status `done`" in base and "blocks 1 task(s)" in base
+async def test_hover_on_an_id_says_whether_it_is_ready_and_why(work: Work) -> None:
+    own = await work.session.hover(work.uri, 1, 5) or ""
+    assert "**work**: Task work" in own
+    assert "not ready: work is blocked: it depends on ghost, which no task has." in own
+    base = await work.session.hover(work.uri, 4, 15) or ""
+    assert "status `done`" in base and "blocks 1 task(s)" in base
 
 
-async def test_definition_opens_the_file_of_the_id(tmp_path: Path) -> None:
-    async with opened_work(tmp_path) as (session, uri, _, _path):
-        found = await session.definition(uri, 4, 15)
-        assert isinstance(found, lsp.Location) and found.uri.endswith("/inbox/base.md")
-        assert await session.definition(uri, 4, 21) is None  # ghost: no task has it
+async def test_definition_opens_the_file_of_the_id(work: Work) -> None:
+    found = await work.session.definition(work.uri, 4, 15)
+    assert isinstance(found, lsp.Location) and found.uri.endswith("/inbox/base.md")
+    assert await work.session.definition(work.uri, 4, 21) is None  # ghost: no task has it
 
 
 async def test_references_list_the_children_and_the_dependents(tmp_path: Path) -> None:
@@ -116,7 +98,7 @@ async def test_references_list_the_children_and_the_dependents(tmp_path: Path) -
 async def test_a_change_on_disk_by_another_process_updates_an_open_files_diagnostics(
     tmp_path: Path,
 ) -> None:
-    async with opened_work(tmp_path) as (session, uri, found, _path):
+    async with own_work(tmp_path) as (session, uri, found, _path):
         assert [d.code for d in found] == ["dangling_depends_on"]
         task(tmp_path, "ghost")  # another writer creates the missing task
         assert await session.until(uri, lambda found: found == []) == []
@@ -145,25 +127,24 @@ async def test_the_workspace_folder_is_the_root_without_a_root_flag(tmp_path: Pa
 
 
 async def test_a_code_action_creates_the_missing_task_where_create_task_would(
-    tmp_path: Path,
+    work: Work,
 ) -> None:
-    async with opened_work(tmp_path) as (session, uri, found, _path):
-        actions = await session.client.text_document_code_action_async(
-            lsp.CodeActionParams(
-                text_document=lsp.TextDocumentIdentifier(uri=uri),
-                range=found[0].range,
-                context=lsp.CodeActionContext(diagnostics=found),
-            )
+    actions = await work.session.client.text_document_code_action_async(
+        lsp.CodeActionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=work.uri),
+            range=work.found[0].range,
+            context=lsp.CodeActionContext(diagnostics=work.found),
         )
-        assert actions is not None and len(actions) == 1
-        action = actions[0]
-        assert isinstance(action, lsp.CodeAction) and action.edit is not None
-        assert action.title == "Create task ghost (inbox/ghost-ghost.md)"
-        create, insert = action.edit.document_changes or []
-        assert isinstance(create, lsp.CreateFile) and create.uri.endswith("/inbox/ghost-ghost.md")
-        assert isinstance(insert, lsp.TextDocumentEdit)
-        edit = insert.edits[0]
-        assert isinstance(edit, lsp.TextEdit) and "id: ghost\ntitle: ghost\n" in edit.new_text
+    )
+    assert actions is not None and len(actions) == 1
+    action = actions[0]
+    assert isinstance(action, lsp.CodeAction) and action.edit is not None
+    assert action.title == "Create task ghost (inbox/ghost-ghost.md)"
+    create, insert = action.edit.document_changes or []
+    assert isinstance(create, lsp.CreateFile) and create.uri.endswith("/inbox/ghost-ghost.md")
+    assert isinstance(insert, lsp.TextDocumentEdit)
+    edit = insert.edits[0]
+    assert isinstance(edit, lsp.TextEdit) and "id: ghost\ntitle: ghost\n" in edit.new_text
 
 
 async def test_a_done_task_with_open_checklist_items_offers_to_tick_them(tmp_path: Path) -> None:
@@ -187,16 +168,16 @@ async def test_a_done_task_with_open_checklist_items_offers_to_tick_them(tmp_pat
         assert (edit.range.start.line, edit.range.start.character, edit.new_text) == (5, 3, "x")
 
 
-async def test_document_links_and_workspace_symbols_lead_to_task_files(tmp_path: Path) -> None:
-    async with opened_work(tmp_path) as (session, uri, _, _path):
-        links = await session.client.text_document_document_link_async(
-            lsp.DocumentLinkParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
-        )
-        assert [(link.range.start.line, Path(link.target or "").name) for link in links or []] == [
-            (4, "base.md")
-        ]
-        found = await session.client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="oth"))
-        assert [s.name for s in found or []] == ["other Task other"]
+async def test_document_links_and_workspace_symbols_lead_to_task_files(work: Work) -> None:
+    client = work.session.client
+    links = await client.text_document_document_link_async(
+        lsp.DocumentLinkParams(text_document=lsp.TextDocumentIdentifier(uri=work.uri))
+    )
+    assert [(link.range.start.line, Path(link.target or "").name) for link in links or []] == [
+        (4, "base.md")
+    ]
+    found = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="oth"))
+    assert [s.name for s in found or []] == ["other Task other"]
 
 
 async def test_an_id_two_files_hold_is_shown_in_each_naming_the_other(tmp_path: Path) -> None:

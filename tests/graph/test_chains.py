@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from graph.chains import ChainFacts, chains
 from graph.index import TaskIndex
 from storage.model import Task
+from tests.conftest import examples
 from tests.graph.builders import index_of, task
 
 IDS = [f"t{n}" for n in range(14)]
@@ -60,13 +61,13 @@ def trees(draw: st.DrawFn) -> list[Task]:
     return [task(i, deps=draw(st.lists(targets, max_size=3, unique=True))) for i in ids]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trees())
 def test_the_chain_facts_equal_their_definitions_computed_plainly(tasks: list[Task]) -> None:
     assert dict(chains(index_of(*tasks))) == expected(tasks)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(trees(), st.data())
 def test_the_chain_facts_after_an_edit_equal_those_of_a_fresh_build(
     tasks: list[Task], data: st.DataObject

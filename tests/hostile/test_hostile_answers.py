@@ -27,10 +27,21 @@ def _size(answer: dict[str, Any]) -> int:
     return len(json.dumps(answer))
 
 
-@pytest.fixture
-async def client(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Client]:
-    request.param(tmp_path)
-    server = make_server(tmp_path)
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """Module-wide, so one client session serves every test over the same tree."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def client(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Client]:
+    """A session to a server over the tree `request.param` writes, shared by this module's
+    tests on that tree: none changes it (the one write is refused)."""
+    root = tmp_path_factory.mktemp(request.param.__name__)
+    request.param(root)
+    server = make_server(root)
     try:
         async with Client(server) as session:
             yield session
@@ -58,7 +69,7 @@ def bodies_tree(root: Path) -> None:
         write(root, f"b/b{n}.md", TASK.format(id=f"b{n}", extra="", body="x" * 1_000_000))
 
 
-@pytest.mark.deep  # a 10,000-task tree is loaded afresh for each
+@pytest.mark.deep  # a 10,000-task tree
 @pytest.mark.anyio
 @pytest.mark.parametrize("client", [cycle_tree], indirect=True)
 async def test_blocked_rows_on_a_10000_task_cycle_list_a_few_members_and_the_length(
@@ -73,7 +84,7 @@ async def test_blocked_rows_on_a_10000_task_cycle_list_a_few_members_and_the_len
     assert _size(blocked) < 100_000 and _size(task) < 20_000
 
 
-@pytest.mark.deep  # a 10,000-task tree is loaded afresh for each
+@pytest.mark.deep  # a 10,000-task tree
 @pytest.mark.anyio
 @pytest.mark.parametrize("client", [cycle_tree], indirect=True)
 async def test_a_write_refused_for_closing_a_10000_task_cycle_names_a_few_members(

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from bench.claim_bench import make_tree
 from storage import codec
 from storage.model import Task
 from tests.reliability.stdio import ServerProcess
@@ -31,18 +32,8 @@ T1 = "2026-11-22T12:00:01Z"  # one second later: a 1-second lease taken at T0 ha
 AGENTS = 6
 
 
-def make_tree(root: Path, count: int) -> list[str]:
-    """`count` ready tasks (active, no links), one file each; returns their ids."""
-    ids = [f"r{n:04d}" for n in range(count)]
-    folder = root / "work" / "tasks"
-    folder.mkdir(parents=True)
-    for task_id in ids:
-        task = Task(id=task_id, title=f"Job {task_id}", path="", status="active", project="work")
-        (folder / f"{task_id}.md").write_text(codec.dumps(task) + "Do the job.\n")
-    return ids
-
-
 def file_of(root: Path, task_id: str) -> Path:
+    """The file `make_tree` wrote for `task_id`."""
     return root / "work" / "tasks" / f"{task_id}.md"
 
 

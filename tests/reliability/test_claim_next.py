@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.claim_bench import make_tree
 from tests.reliability.stdio import ServerProcess
-from tests.reliability.test_agents import AGENTS, T0, in_parallel, make_tree, read
+from tests.reliability.test_agents import AGENTS, T0, in_parallel, read
 
 
 def drain(server: ServerProcess, agent: str) -> tuple[list[str], dict[str, object]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -83,6 +84,30 @@ def kinds(report: ImportReport) -> list[tuple[str, str]]:
     return [(problem.where, problem.kind) for problem in report.problems]
 
 
+Imported = Callable[..., tuple[Path, ImportReport]]
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> Imported:
+    """`imported(source, project=None)`: a dataset (a beads file's name, or "backlog")
+    imported once per module into a tree of its own: (root, report). The tests that take it
+    only read the tree; a test that imports again or changes files makes its own."""
+    done: dict[tuple[str, str | None], tuple[Path, ImportReport]] = {}
+
+    def get(source: str, project: str | None = None) -> tuple[Path, ImportReport]:
+        if (source, project) not in done:
+            root = tmp_path_factory.mktemp("imported")
+            repository = TaskRepository(root)
+            if source == "backlog":
+                report = import_backlog(BACKLOG, repository, project=project)
+            else:
+                report = import_beads(BEADS / source, repository, project=project)
+            done[source, project] = (root, report)
+        return done[source, project]
+
+    return get
+
+
 BACKLOG_TASK = """---
 id: {id}
 title: Task {id}
@@ -107,7 +132,7 @@ def backlog_file(folder: Path, task_id: str, more: str = "") -> Path:
 @datasets
 @pytest.mark.parametrize("name", sorted(BEADS_FILES))
 def test_beads_dataset_is_imported_whole_with_counts_matching_the_raw_file(
-    tmp_path: Path, name: str
+    imported: Imported, name: str
 ) -> None:
     source = BEADS / name
     lines = source.read_text(encoding="utf-8").splitlines()
@@ -116,7 +141,7 @@ def test_beads_dataset_is_imported_whole_with_counts_matching_the_raw_file(
     with_parent = sum(bool(edges(record, "parent-child")) for record in records)
     blocks = sum(len(set(edges(record, "blocks"))) for record in records)
 
-    report = import_beads(source, TaskRepository(tmp_path))
+    root, report = imported(name)
 
     assert report.read == len(lines)
     assert report.imported == len(records) - tombstones
@@ -125,7 +150,7 @@ def test_beads_dataset_is_imported_whole_with_counts_matching_the_raw_file(
     assert report.counts_add_up()
     assert report.counts.get("with_parent", 0) == with_parent
     assert report.references["depends_on"]["named"] == blocks
-    tasks = loaded(tmp_path)
+    tasks = loaded(root)
     assert len(tasks) == report.imported
     assert {task.project for task in tasks.values()} == {BEADS_FILES[name]}
     assert sum(task.parent is not None for task in tasks.values()) == with_parent
@@ -135,10 +160,9 @@ def test_beads_dataset_is_imported_whole_with_counts_matching_the_raw_file(
 @datasets
 @pytest.mark.parametrize("name", sorted(BEADS_FILES))
 def test_beads_every_record_keeps_its_links_status_and_timestamps(
-    tmp_path: Path, name: str
+    imported: Imported, name: str
 ) -> None:
-    import_beads(BEADS / name, TaskRepository(tmp_path))
-    tasks = loaded(tmp_path)
+    tasks = loaded(imported(name)[0])
     for record in raw_records(BEADS / name):
         task = tasks[record["id"]]
         parents = edges(record, "parent-child")
@@ -162,10 +186,9 @@ def test_beads_every_record_keeps_its_links_status_and_timestamps(
 
 @datasets
 def test_skyhook_records_keep_parent_blocks_comments_and_their_minus_eight_offset(
-    tmp_path: Path,
+    imported: Imported,
 ) -> None:
-    import_beads(BEADS / "NVIDIA__skyhook.jsonl", TaskRepository(tmp_path))
-    tasks = loaded(tmp_path)
+    tasks = loaded(imported("NVIDIA__skyhook.jsonl")[0])
 
     epic, child = tasks["skyhook-gld"], tasks["skyhook-gld.4"]
     assert (epic.type, epic.status, epic.priority, epic.parent) == ("epic", "active", 1, None)
@@ -182,9 +205,10 @@ def test_skyhook_records_keep_parent_blocks_comments_and_their_minus_eight_offse
 
 
 @datasets
-def test_mbtpdf_keeps_a_two_level_hierarchy_and_its_plus_eight_offset(tmp_path: Path) -> None:
-    import_beads(BEADS / "NingYuM__mbtpdf.jsonl", TaskRepository(tmp_path))
-    tasks = loaded(tmp_path)
+def test_mbtpdf_keeps_a_two_level_hierarchy_and_its_plus_eight_offset(
+    imported: Imported,
+) -> None:
+    tasks = loaded(imported("NingYuM__mbtpdf.jsonl")[0])
 
     grandchild = tasks["mbtpdf-mhm.2.2"]
     assert grandchild.parent == "mbtpdf-mhm.2"
@@ -197,10 +221,9 @@ def test_mbtpdf_keeps_a_two_level_hierarchy_and_its_plus_eight_offset(tmp_path: 
 
 @datasets
 def test_rust_oracledb_keeps_soft_dependency_types_chores_and_deferred_status(
-    tmp_path: Path,
+    imported: Imported,
 ) -> None:
-    import_beads(BEADS / "MuhDur__rust-oracledb.jsonl", TaskRepository(tmp_path))
-    tasks = loaded(tmp_path)
+    tasks = loaded(imported("MuhDur__rust-oracledb.jsonl")[0])
 
     mixed = tasks["rust-oracledb-road-to-1-0-llv.4.1"]
     assert mixed.parent == "rust-oracledb-road-to-1-0-llv.4"
@@ -223,12 +246,14 @@ def test_rust_oracledb_keeps_soft_dependency_types_chores_and_deferred_status(
 
 @datasets
 @pytest.mark.parametrize("name", sorted(BEADS_FILES))
-def test_beads_owner_and_created_by_are_left_out_of_every_file(tmp_path: Path, name: str) -> None:
+def test_beads_owner_and_created_by_are_left_out_of_every_file(
+    imported: Imported, name: str
+) -> None:
     records = raw_records(BEADS / name)
-    report = import_beads(BEADS / name, TaskRepository(tmp_path))
+    root, report = imported(name)
 
     owners = {record["owner"] for record in records if "owner" in record}
-    texts = [path.read_text(encoding="utf-8") for path in tmp_path.rglob("*.md")]
+    texts = [path.read_text(encoding="utf-8") for path in root.rglob("*.md")]
     assert not any(owner in text for owner in owners for text in texts)
     assert not any(re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", text) for text in texts)
     assert report.dropped_fields["created_by"] == sum("created_by" in r for r in records)
@@ -239,19 +264,21 @@ def test_beads_owner_and_created_by_are_left_out_of_every_file(tmp_path: Path, n
 
 
 @datasets
-def test_backlog_folder_is_imported_whole_with_counts_matching_the_files(tmp_path: Path) -> None:
+def test_backlog_folder_is_imported_whole_with_counts_matching_the_files(
+    imported: Imported,
+) -> None:
     files = sorted(BACKLOG.rglob("*.md"))
     archived = sorted((BACKLOG / "archive").rglob("*.md"))
     statuses = Counter(frontmatter_value(path, "status") for path in files)
     archived_open = sum(frontmatter_value(path, "status") != "Done" for path in archived)
 
-    report = import_backlog(BACKLOG, TaskRepository(tmp_path))
+    root, report = imported("backlog")
 
     assert (report.read, report.imported, report.dropped) == (len(files), len(files), 0)
     assert report.problems == ()
     assert report.counts_add_up()
     assert report.counts["from_archive"] == len(archived) == 7
-    tasks = loaded(tmp_path)
+    tasks = loaded(root)
     assert len(tasks) == len(files)
     assert archived_open == 7
     assert Counter(task.status for task in tasks.values()) == {
@@ -267,9 +294,10 @@ def test_backlog_folder_is_imported_whole_with_counts_matching_the_files(tmp_pat
 
 
 @datasets
-def test_backlog_records_keep_priority_labels_dates_and_extra_fields(tmp_path: Path) -> None:
-    import_backlog(BACKLOG, TaskRepository(tmp_path), project="taskwright")
-    tasks = loaded(tmp_path)
+def test_backlog_records_keep_priority_labels_dates_and_extra_fields(
+    imported: Imported,
+) -> None:
+    tasks = loaded(imported("backlog", "taskwright")[0])
 
     first = tasks["TASK-1"]
     assert (first.status, first.priority, first.tags) == ("done", 1, ("refactor", "bug"))
@@ -307,19 +335,15 @@ def mapped_backlog() -> list[Task]:
 @datasets
 @pytest.mark.parametrize("source", [*sorted(BEADS_FILES), "backlog"])
 def test_every_imported_file_reads_back_as_the_task_that_was_mapped(
-    tmp_path: Path, source: str
+    imported: Imported, source: str
 ) -> None:
-    repository = TaskRepository(tmp_path)
-    if source == "backlog":
-        import_backlog(BACKLOG, repository)
-        mapped = mapped_backlog()
-    else:
-        import_beads(BEADS / source, repository)
-        mapped = mapped_beads(source)
+    root, _ = imported(source)
+    repository = TaskRepository(root)
+    mapped = mapped_backlog() if source == "backlog" else mapped_beads(source)
 
     for task in mapped:
         relative = repository.path_for_new(task)
-        text = (tmp_path / relative).read_text(encoding="utf-8")
+        text = (root / relative).read_text(encoding="utf-8")
         again = codec.loads(text, path=relative)
         assert again == replace(task, path=relative)
         for stamp in ("created", "modified", "completed"):

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from bench.claim_bench import make_tree
 from storage import codec
-from storage.model import Task
 from tasks_server.tools.agents import ClaimNextInput, claim_next
 from tasks_server.toolset import open_toolset
 from tests.tasks_server.conftest import NOW, call, make_server
@@ -95,16 +95,6 @@ async def test_a_task_taken_between_the_read_and_the_write_is_skipped_for_the_ne
     server.context.close()
     assert answer.claimed is not None and answer.claimed.id == ready[1]
     assert meta_of(example_root, ready[0])["claimed_by"] == "rival"
-
-
-def make_tree(root: Path, count: int) -> list[str]:
-    folder = root / "work" / "tasks"
-    folder.mkdir(parents=True)
-    ids = [f"r{n:03d}" for n in range(count)]
-    for task_id in ids:
-        task = Task(id=task_id, title=f"Job {task_id}", path="", status="active", project="work")
-        (folder / f"{task_id}.md").write_text(codec.dumps(task))
-    return ids
 
 
 def test_four_servers_in_one_process_drain_a_tree_each_task_claimed_once(tmp_path: Path) -> None:

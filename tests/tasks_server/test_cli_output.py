@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
+from tasks_server.cli import main
 from tasks_server.registry import discover
 from tests.conftest import DATA, DATASETS, datasets
 
@@ -121,21 +122,29 @@ def as_json(*args: str) -> Any:
     return json.loads(done.stdout)
 
 
-def test_json_of_each_human_command_is_the_tools_structured_result(bundled: Path) -> None:
-    root = ["--root", str(bundled)]
-    ready = as_json("ready", *root)
+def test_json_of_each_human_command_is_the_tools_structured_result(
+    bundled: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Through `main(argv)`, the console script's entry, in this process: what is under test
+    is each command's `--json` answer (the import's, below, goes through a real process)."""
+
+    def as_json_here(*args: str) -> Any:
+        assert main([*args, "--root", str(bundled), "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    ready = as_json_here("ready")
     assert ready["success"] and ready["total"] == len(ready["tasks"]) == 5
-    blocked = as_json("blocked", *root)
+    blocked = as_json_here("blocked")
     assert {row["task"]["id"] for row in blocked["tasks"]} >= {"wx-ec7ac8ad", "vol-588efbce"}
-    assert as_json("metrics", *root)["total_tasks"] == 50
-    assert as_json("check", *root)["totals"]["dependency_cycles"] == 0
-    assert as_json("show", "wx-ec7ac8ad", *root)["task"]["is_blocked"] is True
-    assert as_json("tree", "--project", "wx", *root)["node_count"] == 14
-    planner = as_json("tools", "--role", "planner", *root)
+    assert as_json_here("metrics")["total_tasks"] == 50
+    assert as_json_here("check")["totals"]["dependency_cycles"] == 0
+    assert as_json_here("show", "wx-ec7ac8ad")["task"]["is_blocked"] is True
+    assert as_json_here("tree", "--project", "wx")["node_count"] == 14
+    planner = as_json_here("tools", "--role", "planner")
     queries = [spec.name for spec in discover() if spec.tier == "query"]
     assert [spec["name"] for spec in planner] == sorted(queries)
-    assert len(as_json("bots", *root)) == 60  # story_bot 35, triage_bot 25
-    exported = as_json("export", "--project", "wx", *root)
+    assert len(as_json_here("bots")) == 60  # story_bot 35, triage_bot 25
+    exported = as_json_here("export", "--project", "wx")
     assert len(exported["nodes"]) == 14
 
 

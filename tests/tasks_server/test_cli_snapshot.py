@@ -18,6 +18,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from tasks_server.cli import main
 from tasks_server.human.snapshot import by_id, rounded
 from tests.conftest import DATA, REPO
 
@@ -39,6 +40,18 @@ def snapshot_of(root: Path, *args: str, **env: str) -> str:
     return done.stdout
 
 
+def here(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """`tasks-server ARGS` through `main(argv)` in this process (the clock's handling is under
+    test, not the process: `test_two_snapshots_at_the_same_now_are_byte_identical` and the
+    serve test run real ones); its stdout."""
+    assert main(list(args)) == 0
+    return capsys.readouterr().out
+
+
+def snapshot_here(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> str:
+    return here(capsys, "snapshot", "--root", str(root), *args)
+
+
 def ready_days(facts: dict[str, Any]) -> dict[str, Any]:
     return {i: row["ready_days"] for i, row in facts["topology"].items() if row["ready_days"]}
 
@@ -57,26 +70,33 @@ def test_two_snapshots_at_the_same_now_are_byte_identical(example_root: Path) ->
 
 
 def test_a_snapshot_does_not_depend_on_where_the_tree_lives_or_when_it_was_copied(
-    tmp_path: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    here, there = tmp_path / "a", tmp_path / "b" / "deeper"
-    shutil.copytree(DATA, here)
-    shutil.copytree(DATA, there)
-    assert snapshot_of(here, "--now", NOW) == snapshot_of(there, "--now", NOW)
+    near, far = tmp_path / "a", tmp_path / "b" / "deeper"
+    shutil.copytree(DATA, near)
+    shutil.copytree(DATA, far)
+    assert snapshot_here(capsys, near, "--now", NOW) == snapshot_here(capsys, far, "--now", NOW)
 
 
-def test_a_later_now_moves_every_time_relative_fact(example_root: Path) -> None:
-    now = json.loads(snapshot_of(example_root, "--now", NOW))
-    later = json.loads(snapshot_of(example_root, "--now", LATER))
+def test_a_later_now_moves_every_time_relative_fact(
+    example_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    now = json.loads(snapshot_here(capsys, example_root, "--now", NOW))
+    later = json.loads(snapshot_here(capsys, example_root, "--now", LATER))
     assert ready_days(now) and ready_days(now).keys() == ready_days(later).keys()
     assert ready_days(later) == {i: pytest.approx(d + 30) for i, d in ready_days(now).items()}
     assert now["review"]["staleness"] != later["review"]["staleness"]
 
 
-def test_tasks_now_in_the_environment_is_the_same_clock_as_the_flag(example_root: Path) -> None:
-    flagged = snapshot_of(example_root, "--now", NOW)
-    assert snapshot_of(example_root, TASKS_NOW=NOW) == flagged
-    assert snapshot_of(example_root, "--now", NOW, TASKS_NOW=LATER) == flagged
+def test_tasks_now_in_the_environment_is_the_same_clock_as_the_flag(
+    example_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TASKS_NOW", raising=False)
+    flagged = snapshot_here(capsys, example_root, "--now", NOW)
+    monkeypatch.setenv("TASKS_NOW", NOW)
+    assert snapshot_here(capsys, example_root) == flagged
+    monkeypatch.setenv("TASKS_NOW", LATER)
+    assert snapshot_here(capsys, example_root, "--now", NOW) == flagged
 
 
 @pytest.mark.parametrize(("args", "env"), [(["--now", "soon"], {}), ([], {"TASKS_NOW": "soon"})])
@@ -88,10 +108,14 @@ def test_a_clock_that_is_not_iso_is_a_usage_error(
     assert "soon" in done.stderr
 
 
-def test_call_takes_the_fixed_clock_too(example_root: Path) -> None:
-    done = run("call", "get_tasks_with_topology", "--root", str(example_root), "--now", NOW)
-    facts = json.loads(snapshot_of(example_root, "--now", NOW))
-    rows = json.loads(done.stdout)["tasks"]
+def test_call_takes_the_fixed_clock_too(
+    example_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    done = here(
+        capsys, "call", "get_tasks_with_topology", "--root", str(example_root), "--now", NOW
+    )
+    facts = json.loads(snapshot_here(capsys, example_root, "--now", NOW))
+    rows = json.loads(done)["tasks"]
     assert ready_days({"topology": rounded(by_id(rows))}) == ready_days(facts)
 
 
@@ -180,15 +204,17 @@ def test_another_project_keeps_its_tree_under_snapshot_tests_with_the_plugin(
     assert "ready.wx-6ca4a1a9: gone" in changed.stdout
 
 
-def test_one_priority_edit_on_a_600_task_tree_changes_at_most_12_lines(tmp_path: Path) -> None:
+def test_one_priority_edit_on_a_600_task_tree_changes_at_most_12_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from bench.generate import generate_tree  # noqa: PLC0415 - the seeded generator
 
     root = tmp_path / "tree"
     generate_tree(root, 600)
-    before = snapshot_of(root, "--now", NOW).splitlines()
+    before = snapshot_here(capsys, root, "--now", NOW).splitlines()
     task = next(p for p in sorted(root.rglob("*.md")) if "\npriority: 2" in p.read_text())
     task.write_text(task.read_text().replace("\npriority: 2", "\npriority: 3", 1))
-    after = snapshot_of(root, "--now", NOW).splitlines()
+    after = snapshot_here(capsys, root, "--now", NOW).splitlines()
     changed = [
         line
         for line in difflib.unified_diff(before, after, lineterm="", n=0)

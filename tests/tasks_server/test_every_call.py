@@ -21,12 +21,12 @@ import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client
 
+from docs.examples import ARGUMENTS
 from graph.neighborhood import decomposition_context, neighborhood
 from graph.sections import Sections
 from tasks_server.edge.schemas import output_schema
 from tasks_server.edge.server import to_tool
 from tasks_server.guidance import ACTION_HELP
-from tasks_server.registry import discover
 from tasks_server.toolset import open_toolset
 from tasks_server.views import BRIEF_FIELDS, CLAIM_FIELDS
 from tests.gitrepo import commit_all, init
@@ -35,43 +35,6 @@ from tests.tasks_server.schema_lint import findings
 
 pytestmark = pytest.mark.anyio
 
-FIRST = [
-    "get_task",
-    "search_tasks",
-    "get_children",
-    "get_dependencies",
-    "get_task_tree",
-    "get_decomposition_context",
-    "get_task_neighborhood",
-    "claim_task",
-    "claim_next",
-    "add_note",
-    "release_task",
-    "create_task",
-    "update_task",
-    "complete_task",
-    "complete_tasks",
-    "decompose_task",
-    "reorder_children",
-    "delete_task",
-]
-"""The walk's order where it matters: reads of the bundled tree as it is, then the writers
-whose examples build on each other (claim, note, release); every other tool after them."""
-BOT_ARGUMENTS: dict[str, dict[str, Any]] = {
-    "story_bot_tool": {"project": "story-meta", "project_title": "Meta story"},
-    "triage_bot_tool": {"project": "triage-meta", "project_title": "Meta triage"},
-}
-
-
-def _examples() -> dict[str, dict[str, Any]]:
-    """Each tool's declared example call (`@tool(example=...)`), in the walk's order, then
-    the bots' starting calls: a new tool is walked with its own example, no edit here."""
-    declared = {s.name: s.example for s in discover() if s.example}
-    ordered = [n for n in FIRST if n in declared] + sorted(set(declared) - set(FIRST))
-    return {**{n: dict(declared[n]) for n in ordered}, **BOT_ARGUMENTS}
-
-
-ARGUMENTS: dict[str, dict[str, Any]] = _examples()
 SESSIONS: dict[str, dict[str, Any]] = {
     "all": {},
     "planner": {"role": "planner"},

@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 
+from docs.examples import ARGUMENTS
 from tasks_server.toolset import open_toolset
 from tests.conftest import REPO
 from tests.gitrepo import commit_all, init
-from tests.tasks_server.test_every_call import ARGUMENTS, walk_order
+from tests.tasks_server.test_every_call import walk_order
 
 pytestmark = pytest.mark.deep
 

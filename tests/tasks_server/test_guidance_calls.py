@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from docs.examples import ARGUMENTS
 from tests.tasks_server.conftest import error_of, make_server
-from tests.tasks_server.test_every_call import ARGUMENTS, SESSIONS
+from tests.tasks_server.test_every_call import SESSIONS
 from tests.tasks_server.test_guidance_rules import HOLDER, STATES, make_states
 
 pytestmark = pytest.mark.anyio

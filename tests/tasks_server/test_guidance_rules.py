@@ -24,13 +24,14 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from docs.examples import ARGUMENTS
 from graph.claims import claim_of, deferred_until
 from graph.index import TaskIndex
 from storage.model import TERMINAL_STATUSES
 from tasks_server.edge.server import TasksServer
 from tests.gitrepo import commit_all, init
 from tests.tasks_server.conftest import NOW, error_of, make_server
-from tests.tasks_server.test_every_call import ARGUMENTS, SESSIONS
+from tests.tasks_server.test_every_call import SESSIONS
 
 pytestmark = pytest.mark.anyio
 

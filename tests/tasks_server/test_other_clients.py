@@ -1,4 +1,5 @@
-"""A Python client we did not write: fastmcp's, over stdio to a real server process.
+"""A Python client we did not write: fastmcp's, over stdio to a real server process
+(one process shared by the tests that only read).
 
 fastmcp turns each tool's published outputSchema into Python types of its own and parses
 every structured result into them (`result.data`), a path independent of jsonschema; its
@@ -9,7 +10,9 @@ valid arguments the SDK-client meta-test uses.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +21,33 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
 
+from docs.examples import ARGUMENTS
 from tasks_server.toolset import open_toolset
+from tests.conftest import DATA
 from tests.gitrepo import commit_all, init
-from tests.tasks_server.test_every_call import ARGUMENTS, walk_order
+from tests.tasks_server.test_every_call import walk_order
 
 pytestmark = pytest.mark.anyio
 
 
 def stdio(root: Path) -> StdioTransport:
     return StdioTransport(sys.executable, ["-m", "tasks_server", "serve", "--root", str(root)])
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """Module-wide, so one client session serves the tests that only read."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def reader(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Client[Any]]:
+    """One fastmcp session to one server process over a copy of the bundled tree, for the
+    tests that only read it (the walk of every tool writes, so it has its own)."""
+    root = tmp_path_factory.mktemp("read") / "tree"
+    shutil.copytree(DATA, root)
+    async with Client(stdio(root)) as client:
+        yield client
 
 
 async def test_fastmcp_reads_every_tools_result_into_the_types_its_schema_describes(
@@ -54,10 +75,9 @@ async def test_fastmcp_reads_every_tools_result_into_the_types_its_schema_descri
 
 
 async def test_fastmcp_types_a_results_keys_and_gives_its_rows_as_the_tree_has_them(
-    example_root: Path,
+    reader: Client[Any],
 ) -> None:
-    async with Client(stdio(example_root)) as client:
-        result = await client.call_tool("list_tasks", {"limit": 100})
+    result = await reader.call_tool("list_tasks", {"limit": 100})
     rows = result.structured_content["tasks"]  # type: ignore[index]
     assert result.data.count == len(rows) and result.data.total >= len(rows)
     assert result.data.tasks == rows  # a row is published as its required keys: a dict
@@ -66,12 +86,11 @@ async def test_fastmcp_types_a_results_keys_and_gives_its_rows_as_the_tree_has_t
 
 
 async def test_fastmcp_raises_the_error_code_and_the_unraised_result_carries_it(
-    example_root: Path,
+    reader: Client[Any],
 ) -> None:
-    async with Client(stdio(example_root)) as client:
-        with pytest.raises(ToolError, match="TASK_NOT_FOUND"):
-            await client.call_tool("get_task", {"task_id": "nope"})
-        result = await client.call_tool("get_task", {"task_id": "nope"}, raise_on_error=False)
+    with pytest.raises(ToolError, match="TASK_NOT_FOUND"):
+        await reader.call_tool("get_task", {"task_id": "nope"})
+    result = await reader.call_tool("get_task", {"task_id": "nope"}, raise_on_error=False)
     assert result.is_error and result.structured_content is None
     error = json.loads(result.content[0].text)  # type: ignore[union-attr]
     assert error["error"]["code"] == "TASK_NOT_FOUND"
@@ -79,11 +98,10 @@ async def test_fastmcp_raises_the_error_code_and_the_unraised_result_carries_it(
 
 
 async def test_fastmcp_reads_rows_in_columns_with_one_valued_fields_in_same(
-    example_root: Path,
+    reader: Client[Any],
 ) -> None:
     arguments = {"project": "wx", "status": "active", "format": "columns"}
-    async with Client(stdio(example_root)) as client:
-        result = await client.call_tool("list_tasks", arguments)
+    result = await reader.call_tool("list_tasks", arguments)
     tasks = result.structured_content["tasks"]  # type: ignore[index]
     assert tasks["same"] == {"status": "active", "project": "wx"}
     assert result.data.tasks == tasks  # published as its required keys: a dict

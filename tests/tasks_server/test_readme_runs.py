@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tasks_server.cli import main
 from tests.conftest import DATA, REPO, write
 from tests.gitrepo import commit_all, init
 
@@ -150,21 +151,60 @@ def test_the_readme_names_the_commands_this_test_runs() -> None:
     assert "tasks-server lsp" in working_day()
 
 
-@pytest.mark.parametrize("command", COMMANDS)
-def test_a_readme_command_runs_on_a_fresh_tree(command: str, tmp_path: Path) -> None:
+SERVERS = ("serve", "lsp")
+"""Commands that serve until their input ends: run as processes (stdin at its end) always."""
+
+
+def fresh_tree(command: str, tmp_path: Path) -> list[str]:
+    """A fresh copy of the bundled tree (in git for the commands that read history), and
+    the command's arguments with its placeholders filled in."""
     root = tmp_path / "tree"
     shutil.copytree(DATA, root)
-    env = {**os.environ, "TASKS_ROOT": str(root)}
     args = [word for word in fill(command, tmp_path, 0) if word]
     if args[0] in ("diff", "log"):  # they read the tree's git history
         commit_all(init(root), "the example tree")
+    return args
+
+
+def run_script(args: list[str], root: Path) -> tuple[int, bytes, str]:
+    """The console script as a reader's shell runs it: (status, stdout, stderr)."""
     done = subprocess.run(
         [str(SCRIPT), *args],
-        env=env,
+        env={**os.environ, "TASKS_ROOT": str(root)},
         stdin=subprocess.DEVNULL,  # `serve` over stdio ends when its input does
         capture_output=True,
         timeout=120,
         check=False,
     )
-    assert done.returncode == 0, done.stderr.decode(errors="replace")
-    assert done.stdout or args[0] in ("serve", "lsp") or "-o" in args  # servers: no client
+    return done.returncode, done.stdout, done.stderr.decode(errors="replace")
+
+
+def assert_ran(args: list[str], status: int, out: bytes, err: str) -> None:
+    assert status == 0, err
+    assert out or args[0] in SERVERS or "-o" in args  # servers: no client
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_readme_command_runs_on_a_fresh_tree(
+    command: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """Through `main(argv)`, the console script's own entry, in this process (the servers
+    in a process of their own); the deep run runs every command as a real process too."""
+    args = fresh_tree(command, tmp_path)
+    if args[0] in SERVERS:
+        assert_ran(args, *run_script(args, tmp_path / "tree"))
+        return
+    monkeypatch.setenv("TASKS_ROOT", str(tmp_path / "tree"))
+    status = main(args)
+    captured = capsysbinary.readouterr()
+    assert_ran(args, status, captured.out, captured.err.decode(errors="replace"))
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_readme_command_runs_as_a_process_on_a_fresh_tree(command: str, tmp_path: Path) -> None:
+    args = fresh_tree(command, tmp_path)
+    assert_ran(args, *run_script(args, tmp_path / "tree"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import socket
 import subprocess
 import sys
@@ -17,8 +18,10 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from storage import cache
+from tasks_server.cli import main
 from tasks_server.edge.http import InsecureBind, check_bind
 from tasks_server.edge.threaded import start_in_thread
+from tests.conftest import DATA
 from tests.tasks_server.conftest import make_server
 
 SCRIPT = Path(sys.executable).with_name("tasks-server")
@@ -57,11 +60,15 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture
-def http_server(example_root: Path) -> Iterator[str]:
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One `serve --transport http` process with a token, for the tests that only read
+    through it (a tool call, pings): its URL."""
+    root = tmp_path_factory.mktemp("http") / "tree"
+    shutil.copytree(DATA, root)
     port = free_port()
     proc = subprocess.Popen(
-        [str(SCRIPT), "serve", "--root", str(example_root), "--transport", "http",
+        [str(SCRIPT), "serve", "--root", str(root), "--transport", "http",
          "--port", str(port), "--auth-token", "s3cret"],
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -117,15 +124,14 @@ def test_loopback_needs_no_token(host: str) -> None:
     check_bind(host, None)
 
 
-def test_the_cli_refuses_to_start_on_a_public_address_without_a_token(example_root: Path) -> None:
-    command = [str(SCRIPT), "serve", "--root", str(example_root), "--transport", "http"]
-    done = subprocess.run(
-        [*command, "--host", "0.0.0.0"],
-        check=False,
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert done.returncode == 2
-    assert "bearer token" in done.stderr
+def test_the_cli_refuses_to_start_on_a_public_address_without_a_token(
+    example_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Through `main(argv)` in this process: the refusal comes before anything is served
+    (a port in use, below, goes through a real process and its exit status)."""
+    command = ["serve", "--root", str(example_root), "--transport", "http"]
+    assert main([*command, "--host", "0.0.0.0"]) == 2
+    assert "bearer token" in capsys.readouterr().err
 
 
 @pytest.mark.anyio
@@ -251,15 +257,17 @@ def test_the_served_command_checks_headers_on_odd_loopback_spellings(
     assert (wrong, refused_good) == ({}, {})
 
 
-def test_a_blank_token_is_refused_at_start_in_one_line(example_root: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "tasks_server", "serve", "--root", str(example_root),
-         "--transport", "http", "--port", str(free_port()), "--auth-token", " "],
-        check=False, capture_output=True, text=True, timeout=60,
+def test_a_blank_token_is_refused_at_start_in_one_line(
+    example_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(
+        ["serve", "--root", str(example_root), "--transport", "http",
+         "--port", str(free_port()), "--auth-token", " "]
     )  # fmt: skip
-    assert done.returncode == 2
-    assert len(done.stderr.strip().splitlines()) == 1 and "token" in done.stderr
-    assert done.stderr.startswith("tasks-server serve: ")
+    err = capsys.readouterr().err
+    assert status == 2
+    assert len(err.strip().splitlines()) == 1 and "token" in err
+    assert err.startswith("tasks-server serve: ")
 
 
 @pytest.mark.parametrize("token", ["", " ", "\t", "\n", "two words", " padded", "ctl\x07"])
@@ -293,9 +301,12 @@ def test_a_port_in_use_is_one_line_and_exit_2(example_root: Path) -> None:
 # --- error replies name no session --------------------------------------------------------
 
 
-@pytest.fixture
-def served(example_root: Path) -> Iterator[str]:
-    server = make_server(example_root)
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One in-process HTTP server for the error-reply tests (none of them writes)."""
+    root = tmp_path_factory.mktemp("served") / "tree"
+    shutil.copytree(DATA, root)
+    server = make_server(root)
     with start_in_thread(server) as running:
         yield running.url
     server.close()
