@@ -25,7 +25,7 @@ from pathlib import Path
 
 from graph.index import TaskIndex
 from storage import cache
-from storage.bulk import give_back_free_memory
+from storage.bulk import give_back_free_memory, one_c_heap
 from storage.table import FileResult
 
 __all__ = ["AFTER_SECONDS", "CacheSave", "LaterSave"]
@@ -87,6 +87,7 @@ class LaterSave:
         self._after = after
         self._thread: threading.Thread | None = None
         self._now = threading.Event()  # set by `finish`: no more waiting
+        one_c_heap()  # threads started from now on (this write's too) keep no heap of their own
 
     def _facts(self, index: TaskIndex) -> bytes | None:
         with self._lock:
@@ -95,7 +96,7 @@ class LaterSave:
     def _write(self, save: CacheSave) -> None:
         self._now.wait(self._after)
         save.run(self._facts)
-        give_back_free_memory()  # the lines' buffers: 4 MB of a serving 100k tree's heap
+        give_back_free_memory()  # the lines' buffers
 
     def begin(self) -> None:
         """Start the write in a thread, `after` seconds from now (once; later calls do
