@@ -5,7 +5,8 @@ after another on one core. Above `FORK_AT` files, where the machine has a second
 the process has no other thread, `read_all` forks: the child reads and parses the later
 half and sends its results back as warm-start cache lines (`storage.cache.frames`, the
 compact form the cache already gives back exactly), while this process reads the first
-half; then it decodes the child's lines (about a tenth of parsing them).
+half; then it decodes the child's lines (about a tenth of parsing them). Only when the
+load average leaves a core idle: on a busy machine the child would only take turns.
 
 The results are the same as one process reading every file: whatever the child does not
 send (a result the cache cannot hold exactly, a file gone since the walk, or everything
@@ -30,6 +31,10 @@ __all__ = ["FORK_AT", "read_all", "read_forked"]
 FORK_AT = 4_000
 """Files to read from which a second process pays for its fork and the lines' decoding."""
 
+IDLE_NEEDED = 0.5
+"""Cores the load must leave idle besides this process's own for a fork (this start counts
+in the load: on a quiet 2-core machine it stands at about 1)."""
+
 ReadOne = Callable[[str], FileResult | None]
 
 
@@ -39,10 +44,23 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
+def _idle_cores(cores: int) -> float:
+    """Cores the last minute's load left idle (all of them where there is no load average)."""
+    try:
+        return cores - os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return float(cores)
+
+
 def may_fork() -> bool:
-    """True where a child can parse beside this process: `os.fork` exists, a second core
-    is ours, and no other thread runs (the child would inherit its locks held)."""
-    return hasattr(os, "fork") and threading.active_count() == 1 and _cores() >= 2
+    """True where a child can parse beside this process: `os.fork` exists, no other thread
+    runs (the child would inherit its locks held), and a second core is idle: on a machine
+    whose cores are all busy, the child only takes turns with this process (at 10k under a
+    load of 2-3 on 2 cores, forked and serial reads took the same time)."""
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        return False
+    cores = _cores()
+    return cores >= 2 and _idle_cores(cores) >= IDLE_NEEDED
 
 
 def read_all(paths: Sequence[str], read_one: ReadOne, root: Path) -> dict[str, FileResult | None]:

@@ -171,13 +171,8 @@ def _all_as_cached(cached: Mapping[str, FileResult], survey: Survey) -> bool:
     return sum(1 for _ in kept) == len(cached)  # not `current`: a walk's problems count there
 
 
-def _save_cache(root: Path, results: Iterable[FileResult]) -> None:
-    """Write the warm-start cache (best effort: a read-only root just has none)."""
-    token = cache.new_token()
-    try:
-        cache.save(root, results, token)
-    except OSError as exc:
-        log.warning("could not write the index cache: %s", exc)
+def _no_facts(_: TaskIndex) -> None:
+    return None
 
 
 def _unreadable(relative: str, exc: Exception) -> FileResult:
@@ -485,7 +480,8 @@ class LiveTree:
 
     def save_cache(self) -> None:
         """Write the warm-start cache (best effort: a read-only root just has none)."""
-        _save_cache(self.root, list(self.table.files.values()))
+        files = list(self.table.files.values())
+        CacheSave(self.root, self.index, files).run(_no_facts)  # an edited index's do not fit
 
     def close(self) -> None:
         if self._later is not None:
