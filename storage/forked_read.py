@@ -5,8 +5,8 @@ after another on one core. Above `FORK_AT` files, where the machine has a second
 the process has no other thread, `read_all` forks: the child reads and parses the later
 half and sends its results back as warm-start cache lines (`storage.cache.frames`, the
 compact form the cache already gives back exactly), while this process reads the first
-half; then it decodes the child's lines (about a tenth of parsing them). Only when the
-load average leaves a core idle: on a busy machine the child would only take turns.
+half; then it decodes the child's lines (about a tenth of parsing them). Only when a
+core is free now (`may_fork`): on a busy machine the child would only take turns.
 
 The results are the same as one process reading every file: whatever the child does not
 send (a result the cache cannot hold exactly, a file gone since the walk, or everything
@@ -31,10 +31,6 @@ __all__ = ["FORK_AT", "read_all", "read_forked"]
 FORK_AT = 4_000
 """Files to read from which a second process pays for its fork and the lines' decoding."""
 
-IDLE_NEEDED = 0.5
-"""Cores the load must leave idle besides this process's own for a fork (this start counts
-in the load: on a quiet 2-core machine it stands at about 1)."""
-
 ReadOne = Callable[[str], FileResult | None]
 
 
@@ -44,23 +40,31 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
-def _idle_cores(cores: int) -> float:
-    """Cores the last minute's load left idle (all of them where there is no load average)."""
+def _running_now() -> float:
+    """Tasks running or ready to run at this moment, this one included (Linux's
+    `/proc/loadavg`); elsewhere the last minute's load average and this process."""
     try:
-        return cores - os.getloadavg()[0]
+        with open("/proc/loadavg", "rb") as stats:
+            return float(stats.read().split()[3].partition(b"/")[0])
+    except (OSError, IndexError, ValueError):
+        pass
+    try:
+        return os.getloadavg()[0] + 1
     except (AttributeError, OSError):
-        return float(cores)
+        return 1.0
 
 
 def may_fork() -> bool:
     """True where a child can parse beside this process: `os.fork` exists, no other thread
-    runs (the child would inherit its locks held), and a second core is idle: on a machine
-    whose cores are all busy, the child only takes turns with this process (at 10k under a
-    load of 2-3 on 2 cores, forked and serial reads took the same time)."""
+    runs (the child would inherit its locks held), and no more tasks are running now than
+    there are cores: on a machine whose cores are all taken, the child only takes turns
+    with this process (at 10k under a load of 2-3.6 on 2 cores, forked and serial reads took
+    the same time). The tasks running now, not the load average: a start's own earlier
+    work and a bench's starts keep the average up for a minute after a core is free."""
     if not hasattr(os, "fork") or threading.active_count() != 1:
         return False
     cores = _cores()
-    return cores >= 2 and _idle_cores(cores) >= IDLE_NEEDED
+    return cores >= 2 and _running_now() <= cores
 
 
 def read_all(paths: Sequence[str], read_one: ReadOne, root: Path) -> dict[str, FileResult | None]:
