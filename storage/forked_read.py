@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -82,7 +83,12 @@ def read_forked(
     half = len(paths) // 2
     theirs = paths[half:]
     child = _fork(theirs, read_one, root)
-    got: dict[str, FileResult | None] = {path: read_one(path) for path in paths[:half]}
+    try:
+        got: dict[str, FileResult | None] = {path: read_one(path) for path in paths[:half]}
+    except BaseException:  # interrupted: leave no child behind
+        if child is not None:
+            _stop(*child)
+        raise
     if child is not None:
         got.update(_collect(*child, root))
     for path in theirs:
@@ -130,3 +136,11 @@ def _collect(pid: int, fd: int, root: Path) -> dict[str, FileResult]:
         found = cache.read_lines(iter(lambda: stream.readline(cache.MAX_FRAME_BYTES), b""), root)
     _, status = os.waitpid(pid, 0)
     return found if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else {}
+
+
+def _stop(pid: int, fd: int) -> None:
+    """End a child whose results are no longer wanted, and reap it."""
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)

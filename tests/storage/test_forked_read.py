@@ -7,7 +7,10 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from bench.generate import generate_tree
+from bench.procs import children
 from storage.forked_read import read_all, read_forked
 from storage.importers import import_backlog
 from storage.reading import read_task_file
@@ -95,3 +98,18 @@ def test_a_cold_load_of_a_tree_read_by_two_processes_equals_the_tree(tmp_path: P
     paths = paths_of(tmp_path)
     forked = read_forked(paths, reader(tmp_path), tmp_path)
     assert read.results == [forked[p] for p in paths if forked[p] is not None]
+
+
+def test_a_read_interrupted_here_leaves_no_child_behind(tmp_path: Path) -> None:
+    generate_tree(tmp_path, 20, seed=10)
+    parent, read_one = os.getpid(), reader(tmp_path)
+
+    def fails_here(relative: str) -> FileResult | None:
+        if os.getpid() == parent:
+            raise KeyboardInterrupt
+        return read_one(relative)
+
+    before = children()
+    with pytest.raises(KeyboardInterrupt):
+        read_forked(paths_of(tmp_path), fails_here, tmp_path)
+    assert children() == before  # killed and reaped: not even a zombie
