@@ -67,7 +67,8 @@ def _rss_mb(pid: int) -> float:
 
 def _cpu_seconds(pid: int) -> float:
     fields = _stat_fields(pid)
-    return (int(fields[11]) + int(fields[12])) * TICK if fields else 0.0  # utime + stime
+    # utime + stime, and cutime + cstime: children already reaped (a forked cold read's)
+    return sum(int(field) for field in fields[11:15]) * TICK if fields else 0.0
 
 
 def usage(pid: int) -> Usage:

@@ -75,6 +75,7 @@ __all__ = [
     "load_tagged",
     "loads",
     "new_token",
+    "read_lines",
     "save",
     "save_facts",
 ]
@@ -232,6 +233,12 @@ def _read(lines: Iterator[bytes], root: Path) -> tuple[dict[str, FileResult], st
             return {}, ""
         found.update((result.path, result) for result in rows)
     return found, header.token
+
+
+def read_lines(lines: Iterator[bytes], root: Path) -> dict[str, FileResult]:
+    """The files by path from a cache's lines (`frames`) as they come: a child's reads
+    (`storage.forked_read`); empty unless every line is whole."""
+    return _read(lines, root)[0]
 
 
 def loads(data: bytes, root: Path) -> dict[str, FileResult]:

@@ -13,8 +13,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
+from storage.forked_read import read_all
 from storage.journal import is_journal_temp
 from storage.reading import changed_of, problem_result, read_task_file
 from storage.table import FileResult, FileTable, ProblemKind, mark_of
@@ -139,16 +141,14 @@ def read_stale(
 ) -> list[FileResult]:
     """Every file of a survey, in walk order: read when stale (a link through `read_link`,
     which checks where it leads), as known when current."""
+    plain = [item for item in survey.stale if item not in survey.links]
+    read = read_all(plain, lambda item: read_task_file(item, root + "/" + item, limit), Path(root))
     results: list[FileResult] = []
     for item in survey.found:
         if isinstance(item, str):
-            read = (
-                read_link(item)
-                if item in survey.links
-                else read_task_file(item, root + "/" + item, limit)
-            )
-            if read is not None:  # gone since the walk
-                results.append(read)
+            result = read[item] if item in read else read_link(item)
+            if result is not None:  # gone since the walk
+                results.append(result)
         else:
             results.append(item)
     return results

@@ -59,7 +59,8 @@ class ServerContext:
         no bot tool: the bots are neither imported nor their configs read)."""
         # Nothing, not even a cache, is written into the example inside an installed package.
         read_only = is_installed_example(root)
-        live = LiveTree(root, watch=watch, use_cache=not read_only)
+        # A watching tree serves: its cache is written after the first answer, not before.
+        live = LiveTree(root, watch=watch, use_cache=not read_only, save_later=watch)
         bots_dir = bots if bots is not None else live.root / "bots"
         context = cls(live=live, bots_dir=bots_dir if with_bots else None, read_only=read_only)
         context.load_bots()

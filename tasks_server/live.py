@@ -42,6 +42,7 @@ from storage.model import ids_pooled
 from storage.repository import Survey, TaskRepository
 from storage.table import Delta, FileResult, FileTable, Problem
 from storage.watch import Drained, ThreadWatch, TreeWatch
+from tasks_server.later_save import CacheSave, LaterSave, facts_now
 from tasks_server.tokens import FeedTokens
 
 __all__ = ["LiveTree", "Loaded", "RefreshStats", "StartStats", "load_tree"]
@@ -112,14 +113,16 @@ class Loaded:
     index: TaskIndex
     stats: StartStats
     links: frozenset[str]
+    save: CacheSave | None = None  # with `save_later`: the cache write left to the caller
 
 
-def load_tree(repository: TaskRepository, *, use_cache: bool) -> Loaded:
+def load_tree(repository: TaskRepository, *, use_cache: bool, save_later: bool = False) -> Loaded:
     """The one way a tree is loaded. Warm (`use_cache`): the cache answers the files whose
     stamp is unchanged, the others are read, and the cache is saved if it changed; when no
     file changed, the index takes the records saved beside the cache (`graph._facts`), and
     saves them when there were none that fit. Cold:
-    every file is read and no cache is touched (an installed example; the admin rebuild)."""
+    every file is read and no cache is touched (an installed example; the admin rebuild).
+    `save_later` leaves the cache write in `Loaded.save` (`tasks_server.later_save`)."""
     laps = [time.perf_counter()]
     root = repository.root
     with gc_paused(), ids_pooled():
@@ -132,10 +135,14 @@ def load_tree(repository: TaskRepository, *, use_cache: bool) -> Loaded:
         _freeze_loaded_objects()
         laps.append(time.perf_counter())
     untagged = bool(cached) and not token  # written before caches named themselves
+    save = None
     if use_cache and (untagged or not _cache_is_current(cached, read.survey, read.results)):
-        _save_cache(root, read.results, index)
+        save = CacheSave(root, index, read.results)
     elif use_cache and unchanged and not index.restored:  # none for this cache, or stale
-        _save_facts(root, token, index)
+        save = CacheSave(root, index, token=token)
+    if save is not None and not save_later:
+        save.run(facts_now)
+        save = None
     if len(read.table) >= TRIM_AT:
         give_back_free_memory()
     laps.append(time.perf_counter())
@@ -152,7 +159,7 @@ def load_tree(repository: TaskRepository, *, use_cache: bool) -> Loaded:
         survey.current,
         index.restored,
     )
-    return Loaded(read.table, index, stats, survey.links)
+    return Loaded(read.table, index, stats, survey.links, save)
 
 
 def _all_as_cached(cached: Mapping[str, FileResult], survey: Survey) -> bool:
@@ -164,29 +171,8 @@ def _all_as_cached(cached: Mapping[str, FileResult], survey: Survey) -> bool:
     return sum(1 for _ in kept) == len(cached)  # not `current`: a walk's problems count there
 
 
-def _save_cache(root: Path, results: Iterable[FileResult], index: TaskIndex | None = None) -> None:
-    """Write the warm-start cache (best effort: a read-only root just has none), and the
-    facts of `index`, built from just these results, beside it."""
-    token = cache.new_token()
-    try:
-        cache.save(root, results, token)
-    except OSError as exc:
-        log.warning("could not write the index cache: %s", exc)
-        return
-    if index is not None:
-        _save_facts(root, token, index)
-
-
-def _save_facts(root: Path, token: str, index: TaskIndex) -> None:
-    """Keep the facts of a just-built index beside the cache named `token` (none for a
-    tree with a cycle; best effort, as the cache)."""
-    facts = index.saved_facts()
-    if facts is None:
-        return
-    try:
-        cache.save_facts(root, token, facts)
-    except OSError as exc:
-        log.warning("could not write the index facts: %s", exc)
+def _no_facts(_: TaskIndex) -> None:
+    return None
 
 
 def _unreadable(relative: str, exc: Exception) -> FileResult:
@@ -218,13 +204,16 @@ class LiveTree:
         watch: bool = True,
         use_cache: bool = True,
         inotify: bool = True,
+        save_later: bool = False,
     ) -> None:
         """`watch=False` finds changes by a stat walk at each call; `inotify=False` makes
-        a watching tree use the watcher thread (what platforms without inotify get)."""
+        a watching tree use the watcher thread (what platforms without inotify get);
+        `save_later` writes the warm-start cache after the first call instead of before
+        the constructor returns (`tasks_server.later_save`; `close` writes it at the latest)."""
         self.repository = TaskRepository(root, exclude=tuple(exclude))
         self.root = self.repository.root
         self._kernel = self._open_kernel_watch() if watch and inotify else None
-        loaded = load_tree(self.repository, use_cache=use_cache)
+        loaded = load_tree(self.repository, use_cache=use_cache, save_later=save_later)
         self.table, self.index, self.start_stats = loaded.table, loaded.index, loaded.stats
         links = loaded.links
         self.load_seconds = self.start_stats.seconds
@@ -234,6 +223,7 @@ class LiveTree:
         self.feed = ChangeFeed()  # what each change replaced: the states tokens name
         self.tokens = FeedTokens(self.root)
         self.lock = threading.RLock()
+        self._later = self._save_later(loaded.save)
         self._frozen_kept = 0  # the index's kept ids at the last freeze
         self.last_refresh = RefreshStats(0, 0.0)
         self._links = set(links)
@@ -243,6 +233,13 @@ class LiveTree:
         """Told each path a tool records (a syncing server commits them); None: nothing syncs."""
         if watch and self._kernel is None:
             self._start_watcher()
+
+    def _save_later(self, save: CacheSave | None) -> LaterSave | None:
+        """The load's cache write, begun after the first call; its facts only while the
+        index is still the one loaded (no change applied: `generation` 0)."""
+        if save is None:
+            return None
+        return LaterSave(save, self.lock, lambda: self.generation == 0)
 
     # --- freshness ---------------------------------------------------------------------
 
@@ -466,6 +463,8 @@ class LiveTree:
             self.refresh(thorough=write)
             yield self
             self._freeze_kept_orders()
+            if self._later is not None:
+                self._later.begin()
 
     def _freeze_kept_orders(self) -> None:
         """Once reads have sorted `FREEZE_STEP` more ids into the index's kept orders, collect
@@ -481,9 +480,12 @@ class LiveTree:
 
     def save_cache(self) -> None:
         """Write the warm-start cache (best effort: a read-only root just has none)."""
-        _save_cache(self.root, list(self.table.files.values()))
+        files = list(self.table.files.values())
+        CacheSave(self.root, self.index, files).run(_no_facts)  # an edited index's do not fit
 
     def close(self) -> None:
+        if self._later is not None:
+            self._later.finish()
         if self._use_cache and self.generation:
             with self.lock:
                 self.save_cache()

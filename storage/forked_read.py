@@ -1,0 +1,146 @@
+"""Reading many task files on two cores: a forked child parses half of them.
+
+A cold start at 10k files spends most of its time parsing (about 70 µs a file), one file
+after another on one core. Above `FORK_AT` files, where the machine has a second core and
+the process has no other thread, `read_all` forks: the child reads and parses the later
+half and sends its results back as warm-start cache lines (`storage.cache.frames`, the
+compact form the cache already gives back exactly), while this process reads the first
+half; then it decodes the child's lines (about a tenth of parsing them). Only when a
+core is free now (`may_fork`): on a busy machine the child would only take turns.
+
+The results are the same as one process reading every file: whatever the child does not
+send (a result the cache cannot hold exactly, a file gone since the walk, or everything
+when the child fails or the lines do not decode), this process reads itself. Without
+`os.fork` (Windows), on one core, or with another thread running (a child of a threaded
+process may inherit a lock some other thread held), it reads every file itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from storage import cache
+from storage.table import FileResult
+
+__all__ = ["FORK_AT", "read_all", "read_forked"]
+
+FORK_AT = 4_000
+"""Files to read from which a second process pays for its fork and the lines' decoding."""
+
+ReadOne = Callable[[str], FileResult | None]
+
+
+def _cores() -> int:
+    with contextlib.suppress(AttributeError, OSError):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _running_now() -> float:
+    """Tasks running or ready to run at this moment, this one included (Linux's
+    `/proc/loadavg`); elsewhere the last minute's load average and this process."""
+    try:
+        with open("/proc/loadavg", "rb") as stats:
+            return float(stats.read().split()[3].partition(b"/")[0])
+    except (OSError, IndexError, ValueError):
+        pass
+    try:
+        return os.getloadavg()[0] + 1
+    except (AttributeError, OSError):
+        return 1.0
+
+
+def may_fork() -> bool:
+    """True where a child can parse beside this process: `os.fork` exists, no other thread
+    runs (the child would inherit its locks held), and no more tasks are running now than
+    there are cores: on a machine whose cores are all taken, the child only takes turns
+    with this process (at 10k under a load of 2-3.6 on 2 cores, forked and serial reads took
+    the same time). The tasks running now, not the load average: a start's own earlier
+    work and a bench's starts keep the average up for a minute after a core is free."""
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        return False
+    cores = _cores()
+    return cores >= 2 and _running_now() <= cores
+
+
+def read_all(paths: Sequence[str], read_one: ReadOne, root: Path) -> dict[str, FileResult | None]:
+    """Each path's result (None: gone since the walk), read on two cores when that pays."""
+    if len(paths) >= FORK_AT and may_fork():
+        return read_forked(paths, read_one, root)
+    return {path: read_one(path) for path in paths}
+
+
+def read_forked(
+    paths: Sequence[str], read_one: ReadOne, root: Path
+) -> dict[str, FileResult | None]:
+    """`read_all` with a forked child reading the later half; every path this process
+    does not get back from the child it reads itself."""
+    half = len(paths) // 2
+    theirs = paths[half:]
+    child = _fork(theirs, read_one, root)
+    try:
+        got: dict[str, FileResult | None] = {path: read_one(path) for path in paths[:half]}
+    except BaseException:  # interrupted: leave no child behind
+        if child is not None:
+            _stop(*child)
+        raise
+    if child is not None:
+        got.update(_collect(*child, root))
+    for path in theirs:
+        if path not in got:
+            got[path] = read_one(path)
+    return got
+
+
+def _fork(paths: Sequence[str], read_one: ReadOne, root: Path) -> tuple[int, int] | None:
+    """(pid, read end of its pipe) of a child reading `paths`; None when none could be
+    made."""
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return None
+    if pid == 0:  # the child: never returns
+        os.close(read_end)
+        _child(paths, read_one, root, write_end)
+    os.close(write_end)
+    return pid, read_end
+
+
+def _child(paths: Sequence[str], read_one: ReadOne, root: Path, fd: int) -> None:
+    """Read and parse `paths`, write their results to `fd` as cache lines, and exit at
+    once (no cleanup of the parent's state: `os._exit`)."""
+    code = 1
+    try:
+        results = [result for path in paths if (result := read_one(path)) is not None]
+        with open(fd, "wb", buffering=1 << 20) as out:
+            out.writelines(cache.frames(root, results))
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _collect(pid: int, fd: int, root: Path) -> dict[str, FileResult]:
+    """The results a child sent (none when it failed), once it has exited."""
+    with open(fd, "rb", buffering=1 << 20) as stream:
+        found = cache.read_lines(iter(lambda: stream.readline(cache.MAX_FRAME_BYTES), b""), root)
+    _, status = os.waitpid(pid, 0)
+    return found if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else {}
+
+
+def _stop(pid: int, fd: int) -> None:
+    """End a child whose results are no longer wanted, and reap it."""
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)

@@ -1,0 +1,115 @@
+"""A read split with a forked child gives every file's result exactly as one process
+reading them all, in the same walk order, whatever the child sends back or fails to."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bench.generate import generate_tree
+from bench.procs import children
+from storage.forked_read import read_all, read_forked
+from storage.importers import import_backlog
+from storage.reading import read_task_file
+from storage.repository import TaskRepository
+from storage.table import FileResult
+from tests.conftest import datasets, need_datasets, write
+
+LIMIT = 1 << 20
+
+
+def reader(root: Path) -> Callable[[str], FileResult | None]:
+    def read_one(relative: str) -> FileResult | None:
+        return read_task_file(relative, f"{root}/{relative}", LIMIT)
+
+    return read_one
+
+
+def paths_of(root: Path) -> list[str]:
+    return TaskRepository(root).survey({}).stale
+
+
+def add_odd_files(root: Path) -> None:
+    """Problems, and a task the cache cannot hold exactly (the child sends it not)."""
+    write(root, "odd/bad-yaml.md", "---\nid: [unclosed\n---\n")
+    write(root, "odd/no-id.md", "---\ntitle: no id\n---\nbody\n")
+    write(root, "odd/int-key.md", "---\nid: ik\ntitle: T\nstatus: todo\nx: {1: a}\n---\n")
+    write(root, "odd/big.md", "---\nid: big\n---\n" + "x" * (LIMIT + 1))
+
+
+def assert_same_as_serial(root: Path) -> None:
+    paths = paths_of(root)
+    read_one = reader(root)
+    forked = read_forked(paths, read_one, root)
+    assert list(forked) != [] and set(forked) == set(paths)
+    assert {p: forked[p] for p in paths} == {p: read_one(p) for p in paths}
+
+
+def test_a_forked_read_equals_a_serial_one_on_a_generated_tree_with_problems(
+    tmp_path: Path,
+) -> None:
+    generate_tree(tmp_path, 200, seed=5)
+    add_odd_files(tmp_path)
+    assert_same_as_serial(tmp_path)
+
+
+@datasets
+def test_a_forked_read_equals_a_serial_one_on_an_imported_dataset(tmp_path: Path) -> None:
+    source = need_datasets() / "backlog" / "ChronoVortex07__taskwright"
+    import_backlog(source, TaskRepository(tmp_path), project="taskwright")
+    assert_same_as_serial(tmp_path)
+
+
+def test_a_child_that_fails_sends_nothing_and_this_process_reads_every_file(
+    tmp_path: Path,
+) -> None:
+    generate_tree(tmp_path, 40, seed=6)
+    parent, read_one = os.getpid(), reader(tmp_path)
+
+    def dies_in_the_child(relative: str) -> FileResult | None:
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return read_one(relative)
+
+    paths = paths_of(tmp_path)
+    assert read_forked(paths, dies_in_the_child, tmp_path) == {p: read_one(p) for p in paths}
+
+
+def test_a_file_gone_since_the_walk_reads_as_none(tmp_path: Path) -> None:
+    generate_tree(tmp_path, 10, seed=7)
+    paths = paths_of(tmp_path)
+    (tmp_path / paths[-1]).unlink()
+    assert read_forked(paths, reader(tmp_path), tmp_path)[paths[-1]] is None
+
+
+def test_a_small_read_stays_in_this_process(tmp_path: Path) -> None:
+    generate_tree(tmp_path, 10, seed=8)
+    paths, read_one = paths_of(tmp_path), reader(tmp_path)
+    assert read_all(paths, read_one, tmp_path) == {p: read_one(p) for p in paths}
+
+
+def test_a_cold_load_of_a_tree_read_by_two_processes_equals_the_tree(tmp_path: Path) -> None:
+    generate_tree(tmp_path, 100, seed=9)
+    add_odd_files(tmp_path)
+    read = TaskRepository(tmp_path).read_tree()
+    paths = paths_of(tmp_path)
+    forked = read_forked(paths, reader(tmp_path), tmp_path)
+    assert read.results == [forked[p] for p in paths if forked[p] is not None]
+
+
+def test_a_read_interrupted_here_leaves_no_child_behind(tmp_path: Path) -> None:
+    generate_tree(tmp_path, 20, seed=10)
+    parent, read_one = os.getpid(), reader(tmp_path)
+
+    def fails_here(relative: str) -> FileResult | None:
+        if os.getpid() == parent:
+            raise KeyboardInterrupt
+        return read_one(relative)
+
+    before = children()
+    with pytest.raises(KeyboardInterrupt):
+        read_forked(paths_of(tmp_path), fails_here, tmp_path)
+    assert children() == before  # killed and reaped: not even a zombie
