@@ -20,7 +20,7 @@ under that token: facts of another cache, or of none, are never handed out.
 JSON Lines: a header line (version, root, token), then lines of up to `FRAME_ROWS` rows each
 (fewer when their files are large: a line stays far under `MAX_FRAME_BYTES`).
 It is written and read a line at a time, so neither side ever holds the whole file (1.3 GB
-at a million tasks), and each line's repeated strings are shared (`share_strings`) before
+at a million tasks), and each line's repeated strings are shared (`share_all_strings`) before
 the next line is decoded: the copies it frees are reused by the next line instead of
 leaving holes all over the heap.
 
@@ -59,7 +59,7 @@ from storage.files import (
     read_regular,
     server_folder,
 )
-from storage.model import Task, packed_size, share_strings
+from storage.model import Task, packed_size, share_all_strings
 from storage.table import MARK_BYTES, FileResult
 
 __all__ = [
@@ -194,16 +194,19 @@ def _body_fits(task: Task | None) -> bool:
     return size is not None and size <= FRAME_FILE_BYTES
 
 
-def _as_parsed(result: FileResult) -> FileResult:
-    """A decoded row made like a parsed one: the task's `extra` read-only, its repeated
-    strings shared (`share_strings`), and one path object for the row and its task (the
-    decoder makes two)."""
-    task = result.task
-    if task is not None:
-        _SET_EXTRA(task, MappingProxyType(task.extra) if task.extra else _EMPTY)  # not shared yet
-        _SET_PATH(result, task.path)  # equal: `_is_consistent`
-        share_strings(task)
-    return result
+def _as_parsed(rows: list[FileResult]) -> list[FileResult]:
+    """Decoded rows made like parsed ones, in place: each task's `extra` read-only, its
+    repeated strings shared (`share_all_strings`, one call for the line), and one path
+    object for the row and its task (the decoder makes two)."""
+    tasks = []
+    for result in rows:
+        task = result.task
+        if task is not None:
+            _SET_EXTRA(task, MappingProxyType(task.extra) if task.extra else _EMPTY)
+            _SET_PATH(result, task.path)  # equal: `_is_consistent`
+            tasks.append(task)
+    share_all_strings(tasks)
+    return rows
 
 
 def _rows(line: bytes) -> list[FileResult] | None:
@@ -212,9 +215,9 @@ def _rows(line: bytes) -> list[FileResult] | None:
         rows = _ROWS.decode(line)
     except (msgspec.DecodeError, RecursionError):  # not JSON, not the shape, nested too deep
         return None
-    if not all(_is_consistent(result) for result in rows):
+    if not all(map(_is_consistent, rows)):
         return None
-    return [_as_parsed(result) for result in rows]
+    return _as_parsed(rows)
 
 
 def _read(lines: Iterator[bytes], root: Path) -> tuple[dict[str, FileResult], str]:

@@ -189,6 +189,14 @@ def test_a_cached_task_is_read_only_like_a_parsed_one(tmp_path: Path) -> None:
         warm.extra["owner"] = "Bob"  # type: ignore[index]
 
 
+def test_a_cached_task_without_extra_keys_has_a_read_only_empty_extra(tmp_path: Path) -> None:
+    root = tree(tmp_path / "r").resolve()
+    cache.save(root, TaskRepository(root).scan().files.values())
+    for result in cache.load(root).values():
+        if result.task is not None:
+            assert isinstance(result.task.extra, MappingProxyType) and not result.task.extra
+
+
 @pytest.mark.parametrize("warm", [False, True], ids=["parsed", "from the cache"])
 def test_a_loaded_task_shares_its_repeated_strings_with_the_tasks_it_names(
     tmp_path: Path, warm: bool
