@@ -57,7 +57,9 @@ def _survey_after(tmp_path: Path, change: str) -> tuple[list[str], int]:
     """The stale paths and current count of a survey of `t.md` against its own read, after
     `change` happened to it between the listing and the stat."""
     (tmp_path / "t.md").write_text("---\ntitle: T\n---\n")
-    known = {"t.md": read_task_file("t.md", str(tmp_path / "t.md"), 1 << 20)}
+    read = read_task_file("t.md", str(tmp_path / "t.md"), 1 << 20)
+    assert read is not None
+    known = {"t.md": read}
 
     def ignored(_: str) -> bool:  # asked for the file after its folder was listed
         if change == "deleted":
