@@ -97,6 +97,9 @@ DAMAGED = {
     "problem-of-another-path": cache_text(
         row(problem='{"path": "elsewhere.md", "kind": "parse_error", "message": ""}')
     ),
+    "a-bad-row-after-good-ones": cache_text(
+        row(task()) + ", " + row(task()) + ", " + row(task(path='"elsewhere.md"'))
+    ),
     "body-not-packed": cache_text(row(task(packed_body='"bm90IHpzdGQ="'))),
     "body-claiming-a-huge-size": cache_text(row(task(packed_body=f'"{HUGE}"'))),
     "nested-too-deep": cache_text(row(task(extra='{"x": ' + "[" * 100_000 + "]" * 100_000 + "}"))),
