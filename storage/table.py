@@ -168,16 +168,18 @@ class FileTable:
         """A table of a whole load at once: the same as `put` of each, without the deltas."""
         table = cls()
         files, by_id = table.files, table._paths_by_id
-        for result in results:
-            if result.path in files:
-                table.drop(result.path)
-            files[result.path] = result
-            if result.task is not None:
-                paths = by_id.get(result.task.id)
+        for result in results:  # each field read once: 100k rows at a warm start
+            path, task = result.path, result.task
+            if path in files:
+                table.drop(path)
+            files[path] = result
+            if task is not None:
+                task_id = task.id
+                paths = by_id.get(task_id)
                 if paths is None:
-                    by_id[result.task.id] = result.path
+                    by_id[task_id] = path
                 else:
-                    table._add_path(result.task.id, paths, result.path)
+                    table._add_path(task_id, paths, path)
         return table
 
     def _add_path(self, task_id: str, paths: str | list[str], path: str) -> list[str]:
