@@ -104,7 +104,7 @@ def _listed(
                 continue
             relative = prefix + name
             is_folder = entry.is_dir(follow_symlinks=False)
-            if not is_utf8(name) and (is_folder or name.endswith(".md")):
+            if not (name.isascii() or is_utf8(name)) and (is_folder or name.endswith(".md")):
                 yield relative, _NOT_UTF8_NAME
             elif is_folder:
                 if not ignored(relative + "/"):
@@ -160,7 +160,8 @@ def read_stale(
 
 
 def is_utf8(name: str) -> bool:
-    """False for a name holding bytes that are not UTF-8 (decoded as lone surrogates)."""
+    """False for a name holding bytes that are not UTF-8 (decoded as lone surrogates; an
+    ASCII name, which holds none, the walk takes without this call)."""
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
