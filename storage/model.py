@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from sys import intern
@@ -44,6 +44,7 @@ __all__ = [
     "pack_text",
     "packed_size",
     "plus_clamped",
+    "share_all_strings",
     "share_strings",
     "unpack_text",
     "within_utc",
@@ -369,24 +370,33 @@ _SET_DEPENDS_ON, _SET_SOFT_DEPENDS_ON, _SET_TAGS = map(
 )
 
 
+def share_all_strings(tasks: Iterable[Task]) -> None:
+    """`share_strings` for each of `tasks`, in one loop: a cache line's thousand decoded
+    tasks pay for the id pool's look-up and the calls once, not once a task (a third of
+    the time 100k warm tasks spent here)."""
+    share = _id_sharer()
+    set_id, set_type, set_status, set_parent = _SET_ID, _SET_TYPE, _SET_STATUS, _SET_PARENT
+    for task in tasks:
+        set_id(task, share(task.id, task.id))
+        set_type(task, intern(task.type))
+        set_status(task, intern(task.status))
+        if task.parent is not None:
+            set_parent(task, share(task.parent, task.parent))
+        if task.project is not None:
+            _SET_PROJECT(task, intern(task.project))
+        if task.depends_on:
+            _SET_DEPENDS_ON(task, _shared(task.depends_on, share))
+        if task.soft_depends_on:
+            _SET_SOFT_DEPENDS_ON(task, _shared(task.soft_depends_on, share))
+        if task.tags:
+            _SET_TAGS(task, _interned(task.tags))
+
+
 def share_strings(task: Task) -> Task:
     """Make the strings that many tasks repeat one object each, in place, and return `task`:
     its status, type, project and tags, its id and every id it names (the same id object
     then serves as the graph's node and as each reference to it). At 100k tasks the copies
     held 40 MB. Only for a task just made (parsed or decoded) and not yet shared: equal
     strings swapped for equal strings, so nothing anyone can compare changes."""
-    share = _id_sharer()
-    _SET_ID(task, share(task.id, task.id))
-    _SET_TYPE(task, intern(task.type))
-    _SET_STATUS(task, intern(task.status))
-    if task.parent is not None:
-        _SET_PARENT(task, share(task.parent, task.parent))
-    if task.project is not None:
-        _SET_PROJECT(task, intern(task.project))
-    if task.depends_on:
-        _SET_DEPENDS_ON(task, _shared(task.depends_on, share))
-    if task.soft_depends_on:
-        _SET_SOFT_DEPENDS_ON(task, _shared(task.soft_depends_on, share))
-    if task.tags:
-        _SET_TAGS(task, _interned(task.tags))
+    share_all_strings((task,))
     return task

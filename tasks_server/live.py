@@ -25,6 +25,7 @@ import contextlib
 import gc
 import itertools
 import logging
+import operator
 import os
 import select
 import threading
@@ -162,13 +163,17 @@ def load_tree(repository: TaskRepository, *, use_cache: bool, save_later: bool =
     return Loaded(read.table, index, stats, survey.links, save)
 
 
+_PATH = operator.attrgetter("path")
+
+
 def _all_as_cached(cached: Mapping[str, FileResult], survey: Survey) -> bool:
     """True when the walk found every cached file as the cache has it, and no other: the
     tree holds what it held when the cache (and the index facts beside it) was saved."""
     if not cached or survey.stale:
         return False
-    kept = (r for r in survey.found if not isinstance(r, str) and cached.get(r.path) is r)
-    return sum(1 for _ in kept) == len(cached)  # not `current`: a walk's problems count there
+    found: list[FileResult] = survey.found  # type: ignore[assignment]  # no path: none stale
+    kept = map(operator.is_, map(cached.get, map(_PATH, found)), found)  # C-level passes
+    return sum(kept) == len(cached)  # not `current`: a walk's problems count there
 
 
 def _no_facts(_: TaskIndex) -> None:

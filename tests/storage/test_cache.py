@@ -97,6 +97,9 @@ DAMAGED = {
     "problem-of-another-path": cache_text(
         row(problem='{"path": "elsewhere.md", "kind": "parse_error", "message": ""}')
     ),
+    "a-bad-row-after-good-ones": cache_text(
+        row(task()) + ", " + row(task()) + ", " + row(task(path='"elsewhere.md"'))
+    ),
     "body-not-packed": cache_text(row(task(packed_body='"bm90IHpzdGQ="'))),
     "body-claiming-a-huge-size": cache_text(row(task(packed_body=f'"{HUGE}"'))),
     "nested-too-deep": cache_text(row(task(extra='{"x": ' + "[" * 100_000 + "]" * 100_000 + "}"))),
@@ -187,6 +190,14 @@ def test_a_cached_task_is_read_only_like_a_parsed_one(tmp_path: Path) -> None:
     assert warm is not None and isinstance(warm.extra, MappingProxyType)
     with pytest.raises(TypeError):
         warm.extra["owner"] = "Bob"  # type: ignore[index]
+
+
+def test_a_cached_task_without_extra_keys_has_a_read_only_empty_extra(tmp_path: Path) -> None:
+    root = tree(tmp_path / "r").resolve()
+    cache.save(root, TaskRepository(root).scan().files.values())
+    for result in cache.load(root).values():
+        if result.task is not None:
+            assert isinstance(result.task.extra, MappingProxyType) and not result.task.extra
 
 
 @pytest.mark.parametrize("warm", [False, True], ids=["parsed", "from the cache"])

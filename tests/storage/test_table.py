@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from storage.model import Task
-from storage.table import Delta, FileResult, FileTable
+from storage.reading import changed_of
+from storage.table import Delta, FileResult, FileTable, mark_of, mark_of_stat
 
 PATHS = st.sampled_from(["a.md", "b.md", "c.md", "d/e.md", "f.md"])
 IDS = st.sampled_from(["x", "y", "z", None])
@@ -78,3 +82,9 @@ def test_after_any_puts_and_drops_each_id_is_held_by_its_first_path(
         assert (winner.path if winner else None) == table.path_of(task_id)
     assert table.duplicates() == {i: tuple(p) for i, p in sorted(claims.items()) if len(p) > 1}
     assert sorted(t.path for t in table.tasks()) == sorted(p[0] for p in claims.values())
+
+
+def test_a_mark_taken_from_a_stat_is_the_mark_of_its_stamp_and_change(tmp_path: Path) -> None:
+    (tmp_path / "t.md").write_text("x")
+    st = os.stat(tmp_path / "t.md")
+    assert mark_of_stat(st) == mark_of((st.st_mtime_ns, st.st_size), changed_of(st))

@@ -7,7 +7,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from storage.walk import Skipped, walk
+import pytest
+
+from storage.reading import read_task_file
+from storage.walk import Skipped, survey_of, walk
 
 MAP_FILES = "/proc/1/map_files"
 """A real folder the kernel lets even root open but refuses to list (without
@@ -48,3 +51,34 @@ def test_a_folder_removed_before_the_walk_reaches_it_is_left_out_quietly(tmp_pat
 
     found = [path for path, _ in walk(str(tmp_path), ignored, lambda *_: None)]
     assert found == ["a/t.md"]
+
+
+def _survey_after(tmp_path: Path, change: str) -> tuple[list[str], int]:
+    """The stale paths and current count of a survey of `t.md` against its own read, after
+    `change` happened to it between the listing and the stat."""
+    (tmp_path / "t.md").write_text("---\ntitle: T\n---\n")
+    read = read_task_file("t.md", str(tmp_path / "t.md"), 1 << 20)
+    assert read is not None
+    known = {"t.md": read}
+
+    def ignored(_: str) -> bool:  # asked for the file after its folder was listed
+        if change == "deleted":
+            (tmp_path / "t.md").unlink()
+        elif change == "rewritten":
+            (tmp_path / "t.md").write_text("---\ntitle: Longer\n---\n")
+        return False
+
+    listed = walk(str(tmp_path), ignored, lambda *_: None)
+    survey = survey_of(listed, known, [])
+    return survey.stale, survey.current
+
+
+def test_a_file_unchanged_since_its_read_is_kept_as_read(tmp_path: Path) -> None:
+    assert _survey_after(tmp_path, "none") == ([], 1)
+
+
+@pytest.mark.parametrize("change", ["rewritten", "deleted"])
+def test_a_file_changed_or_deleted_after_the_listing_is_read_again(
+    tmp_path: Path, change: str
+) -> None:
+    assert _survey_after(tmp_path, change) == (["t.md"], 0)
