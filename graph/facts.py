@@ -13,7 +13,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 __all__ = ["CYCLE_SHOWN", "BlockedReasons", "TaskFacts"]
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 CYCLE_SHOWN = 20
 """Members of a dependency cycle one answer lists (a cycle may hold every task there is)."""
 

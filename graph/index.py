@@ -30,7 +30,7 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import partial
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from graph._digraph import Digraph
 from graph._facts import facts_of, restore
@@ -49,9 +49,11 @@ from graph.about import TaskAbout, task_about
 from graph.chains import KEPT_AS, NO_CHAIN, Chains
 from graph.errors import UnknownTask
 from graph.facts import CYCLE_SHOWN, BlockedReasons, TaskFacts
-from graph.write_delta import WriteDelta, write_delta
 from storage.bulk import gc_paused
 from storage.model import TERMINAL_STATUSES, Task
+
+if TYPE_CHECKING:
+    from graph.write_delta import WriteDelta
 
 __all__ = ["GroupKind", "OrderedIds", "TaskIndex"]
 
@@ -123,6 +125,8 @@ class TaskIndex:
         replaced: dict[str, Record | None] = {}  # each changed record as it was (None: new)
         self._settle(self._edit_store(changed.values(), gone, replaced), replaced)
         self.orders.join(moves)
+        from graph.write_delta import write_delta  # noqa: PLC0415 - at the first edit, not at start
+
         return write_delta(replaced, self._records, self._store.tasks)
 
     def _edit_store(

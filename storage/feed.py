@@ -27,7 +27,6 @@ import threading
 from collections import deque
 from collections.abc import Callable
 
-from storage.states import same_content
 from storage.table import FileResult
 
 __all__ = ["MAX_PATHS", "MAX_STEPS", "ChangeFeed", "Step"]
@@ -67,6 +66,11 @@ class ChangeFeed:
     def close_step(self, now: Callable[[str], FileResult | None]) -> int:
         """End the step of the paths noted since the last one: those whose content differs
         from `now` (what each path holds after the step) become a new step. The new `seq`."""
+        if not self._pending:
+            return self.seq
+        # At the first change, not at start: the states pull in git's history and blobs.
+        from storage.states import same_content  # noqa: PLC0415
+
         step = {p: r for p, r in self._pending.items() if not same_content(r, now(p))}
         self._pending = {}
         if step:

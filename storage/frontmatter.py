@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
-
-import yaml_rs
 
 from storage.errors import NotATask, ParseError
 from storage.nesting import check_indicators, check_nesting
@@ -27,7 +26,6 @@ __all__ = ["BOM", "Parts", "parse_front", "split"]
 
 BOM = "\ufeff"
 
-_ALIAS_LIMITS = yaml_rs.AliasLimits(max_total_replayed_events=10_000, max_replay_stack_depth=16)
 _CLOSING = re.compile(r"(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)  # matched at a line start
 
 
@@ -81,6 +79,14 @@ def _find_closing(rest: str, start: int) -> re.Match[str] | None:
         at = (dots if dots >= 0 else dashes) + 1
 
 
+@cache
+def _alias_limits() -> Any:
+    """How far the YAML library replays aliases (a billion laughs stops here)."""
+    import yaml_rs  # noqa: PLC0415 - see parse_front
+
+    return yaml_rs.AliasLimits(max_total_replayed_events=10_000, max_replay_stack_depth=16)
+
+
 def parse_front(parts: Parts, path: str = "") -> dict[str, Any]:
     """The frontmatter as a mapping (YAML 1.2, safe, alias-limited, no duplicate keys).
     A NUL is refused: the YAML library would take it for the end of the text."""
@@ -88,8 +94,10 @@ def parse_front(parts: Parts, path: str = "") -> dict[str, Any]:
         line = parts.front.count("\n", 0, parts.front.index("\x00")) + 2
         raise ParseError(path, f"a NUL character in the frontmatter (line {line})")
     check_indicators(parts.front, path)
+    import yaml_rs  # noqa: PLC0415 - at the first file parsed: a start its cache answers parses none
+
     try:
-        data = yaml_rs.loads(parts.front, parse_datetime=False, alias_limits=_ALIAS_LIMITS)
+        data = yaml_rs.loads(parts.front, parse_datetime=False, alias_limits=_alias_limits())
     except yaml_rs.YAMLDecodeError as exc:
         raise ParseError(path, f"invalid YAML in frontmatter: {_first_line(str(exc))}") from exc
     except TypeError as exc:  # a complex key (`? {a: 1}`) cannot key a Python dict

@@ -123,7 +123,7 @@ class ClaimHeld(ToolFailure):
 
 
 class ErrorInfo(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     code: str = Field(description="Stable machine code, e.g. TASK_NOT_FOUND.")
     message: str = Field(description="What went wrong, for a human or an agent.")
     details: dict[str, Any] | None = Field(None, description="Facts about the error.")
@@ -133,7 +133,7 @@ class ErrorResult(BaseModel):
     """An error result: sent as the text of an `isError` result, with no structured content,
     so that no client validates it against the tool's (success) outputSchema."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     success: bool = Field(description="Always false for an error.")
     error: ErrorInfo
     guidance: Guidance

@@ -92,7 +92,7 @@ StepText = Annotated[
 class Guidance(BaseModel):
     """What state the result leaves you in and what you can do next."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     current_state: str = Field(description="The state the result leaves, as a short token.")
     next_action: str = Field(description="The most useful next step, naming a tool.")

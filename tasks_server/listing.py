@@ -259,7 +259,10 @@ def _answer(ctx: ServerContext, asks: list[_Ask], args: PageArgs) -> None:
         ask.rows, start = rows[start : start + len(ask.ids)], start + len(ask.ids)
 
 
-_DUMP: TypeAdapter[list[Any]] = TypeAdapter(list[Any])
+@cache
+def _dump() -> TypeAdapter[list[Any]]:
+    """The dump of rows of any model, made at its first use (not at start)."""
+    return TypeAdapter(list[Any])
 
 
 def _in_columns(rows: Sequence[Any], order: Sequence[str]) -> Columns:
@@ -282,7 +285,7 @@ def _values(rows: Sequence[Any], order: Sequence[str]) -> dict[str, list[Any]]:
     model writes it."""
     if rows and all(type(row) is TaskBrief for row in rows):
         return _brief_values(rows, order)
-    objects: list[dict[str, Any]] = _DUMP.dump_python(list(rows), mode="json")
+    objects: list[dict[str, Any]] = _dump().dump_python(list(rows), mode="json")
     present = set().union(*objects)
     return {name: [row.get(name) for row in objects] for name in order if name in present}
 
@@ -296,7 +299,7 @@ def _brief_values(rows: Sequence[TaskBrief], order: Sequence[str]) -> dict[str, 
     for name, cells in zip(names, zip(*map(attrgetter(*names), rows), strict=True), strict=True):
         if cells.count(None) == len(cells):
             continue
-        dump = _BRIEF_DUMPS.get(name)
+        dump = _brief_dumps().get(name)
         values[name] = list(cells) if dump is None else dump.dump_python(list(cells), mode="json")
     return values
 
@@ -311,12 +314,15 @@ def _not_json(annotation: Any) -> bool:
     return any(kind not in (str, int, bool, type(None)) for kind in kinds)
 
 
-_BRIEF_DUMPS: dict[str, TypeAdapter[list[Any]]] = {
-    name: TypeAdapter(list[info.annotation])  # type: ignore[name-defined]
-    for name, info in TaskBrief.model_fields.items()
-    if _not_json(info.annotation)
-}
-"""The brief fields whose values are not already JSON, each with its type's dump."""
+@cache
+def _brief_dumps() -> dict[str, TypeAdapter[list[Any]]]:
+    """The brief fields whose values are not already JSON, each with its type's dump (made
+    at the first page that has one, not at start)."""
+    return {
+        name: TypeAdapter(list[info.annotation])  # type: ignore[name-defined]
+        for name, info in TaskBrief.model_fields.items()
+        if _not_json(info.annotation)
+    }
 
 
 def _one_value(cells: list[Any]) -> bool:

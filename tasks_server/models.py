@@ -149,7 +149,7 @@ class Columns(BaseModel):
     rows or more, a field whose value is the same on every row is written once, in `same`,
     and not among `columns`: a row is its cells by `columns`, plus `same`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     columns: list[str] = Field(description="Field names, in cell order.")
     rows: list[Cells] = Field(description="One list of cells per row, in row order.")
     same: Same = Field(

@@ -67,7 +67,7 @@ def _absent(value: object) -> bool:
 class TaskBrief(BaseModel):
     """A task in brief: for lists that never need more (call get_task for the rest)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str = Field(description="Task id.")
     title: str = Field(description="Title.")
