@@ -65,7 +65,8 @@ def test_a_fresh_start_lists_without_tool_modules_and_answers_as_a_loaded_one(
     # schemas for the next (with the facts alone, a start would still import every tool
     # module to make the schemas).
     create_server(example_root, watch=False).close()
-    assert schema_cache().path is not None and schema_cache().path.exists()
+    kept = schema_cache().path
+    assert kept is not None and kept.exists()
     done = subprocess.run(
         [sys.executable, "-c", PROBE, str(example_root)],
         capture_output=True,
