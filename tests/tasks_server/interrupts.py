@@ -60,12 +60,18 @@ def interrupt_at(
     )
     os.close(side)
     seen = b""
-    while cue.encode() not in seen or not (when is None or when()):
-        if when is not None and not select.select([main], [], [], 0.002)[0]:
-            continue  # stderr quiet: look at `when` again
-        chunk = _read(main)
-        assert chunk, f"ended before {cue!r}: {seen.decode(errors='replace')[-300:]}"
-        seen += chunk
+    try:
+        while cue.encode() not in seen or not (when is None or when()):
+            if when is not None and not select.select([main], [], [], 0.002)[0]:
+                continue  # stderr quiet: look at `when` again
+            chunk = _read(main)
+            assert chunk, f"ended before {cue!r}: {seen.decode(errors='replace')[-300:]}"
+            seen += chunk
+    except BaseException:  # reap it: a process left running fails the next test as well
+        process.kill()
+        process.wait(timeout=120)
+        os.close(main)
+        raise
     process.send_signal(signal.SIGINT)
     while chunk := _read(main):
         seen += chunk

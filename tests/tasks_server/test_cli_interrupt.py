@@ -88,9 +88,11 @@ def test_an_import_interrupted_at_any_point_is_whole_or_absent_with_nothing_stag
     tmp_path: Path, elapsed: str
 ) -> None:
     """The spinner's elapsed time is the cue: the later ones land while files are staged
-    or swapped in (the import takes seconds of fsyncs: 5 s on a quiet CI machine, so no cue
-    later than 3 s); an import that ends first is the test's failure, not a pass."""
-    source = beads_export(tmp_path / "issues.jsonl", TASKS)
+    or swapped in (an import of three times `TASKS` takes seconds of fsyncs: about 6 s on
+    a quiet CI machine, so no cue later than 3 s; the import of `TASKS` alone came to end
+    before 3 s once the parse got faster); an import that ends first is the test's failure,
+    not a pass."""
+    source = beads_export(tmp_path / "issues.jsonl", 3 * TASKS)
     root = tmp_path / "tree"
     stopped = interrupt_at(["import", "beads", str(source), "--root", str(root)], elapsed)
     assert_import_whole_or_none(stopped, root)
