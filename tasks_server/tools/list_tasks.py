@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from graph import query
+from graph import selection
 from graph.sections import Sections
 from tasks_server.context import ServerContext
 from tasks_server.filters import STATUS_FILTER, TaskFilterInput, apply_filters
@@ -32,7 +32,7 @@ class ListTasksOutput(TaskPage):
 def list_tasks(ctx: ServerContext, args: ListTasksInput) -> Listing[ListTasksOutput]:
     """Tasks matching every given filter, ordered by priority, order, id."""
     own = {"status", "priority", "tag", "parent", "project"}
-    ids = query.list_tasks(ctx.index, **args.model_dump(include=own))
+    ids = selection.list_tasks(ctx.index, **args.model_dump(include=own))
     ids = apply_filters(ctx, ids, args)
     return Listing(
         Sections({"tasks": ids}),
