@@ -1,4 +1,4 @@
-"""Query tier: read one task, list, search, walk children, dependencies and trees."""
+"""Query tier: read one task, search, walk children, dependencies and trees."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from graph.query import TREE_DEPTH_LIMIT, TREE_NODES_LIMIT, TreeNode
 from graph.sections import Sections
 from storage.model import normalise_status
 from tasks_server.context import ServerContext
-from tasks_server.filters import STATUS_FILTER, TaskFilterInput, apply_filters
+from tasks_server.filters import TaskFilterInput, apply_filters
 from tasks_server.guidance import guide
 from tasks_server.listing import Listing, TaskListArgs
 from tasks_server.models import (
@@ -26,7 +26,6 @@ from tasks_server.models import (
     IdArg,
     Input,
     PageInfo,
-    Priority,
     ProjectArg,
     TaskPage,
     Unset,
@@ -53,35 +52,6 @@ def get_task(ctx: ServerContext, args: GetTaskInput) -> GetTaskOutput:
     """One task by id, with its body and computed facts."""
     task = ctx.index.require(args.task_id)
     return GetTaskOutput(task=ctx.view(task, args.fields), guidance=about(ctx, task.id))
-
-
-class ListTasksInput(TaskFilterInput, TaskListArgs):
-    status: str | Unset = Field(None, description=STATUS_FILTER)
-    priority: Priority | Unset = Field(None, description="Only this priority.")
-    tag: str | Unset = Field(None, description="Only tasks with this tag.")
-    parent: IdArg | Unset = Field(None, description="Only children of this task.")
-
-
-class ListTasksOutput(TaskPage):
-    pass
-
-
-@tool("query", read_only=True, idempotent=True)
-def list_tasks(ctx: ServerContext, args: ListTasksInput) -> Listing[ListTasksOutput]:
-    """Tasks matching every given filter, ordered by priority, order, id."""
-    own = {"status", "priority", "tag", "parent", "project"}
-    ids = query.list_tasks(ctx.index, **args.model_dump(include=own))
-    ids = apply_filters(ctx, ids, args)
-    return Listing(
-        Sections({"tasks": ids}),
-        guide(
-            "tasks_listed" if ids else "no_tasks_match",
-            "Call get_task for details"
-            if ids
-            else "Call list_tasks again with fewer or looser filters",
-            ["get_task", "get_task_neighborhood", "search_tasks"],
-        ),
-    )
 
 
 class SearchTasksInput(TaskFilterInput, TaskListArgs):

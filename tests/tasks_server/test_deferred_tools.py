@@ -81,6 +81,7 @@ def test_a_fresh_start_lists_without_tool_modules_and_answers_as_a_loaded_one(
         "tasks_server.tools._about",
         "tasks_server.tools._guarded",
         "tasks_server.tools._writes",
+        "tasks_server.tools.list_tasks",
         "tasks_server.tools.mutation",
         "tasks_server.tools.query",
     ]
