@@ -27,6 +27,7 @@ import hashlib
 import sys
 from array import array
 from collections.abc import Iterable, Mapping
+from itertools import repeat
 from sys import intern
 from types import CodeType
 from typing import Any, get_type_hints
@@ -153,19 +154,19 @@ def _local_columns(locals_: list[Local]) -> tuple[list[str], bytes]:
 
 
 def _locals(texts: list[str], columns: bytes) -> list[Local]:
-    """The Locals of `_local_columns`: each field by the type `make_local` gives it."""
+    """The Locals of `_local_columns`: each field by the type `make_local` gives it. Made a
+    column at a time (`map` over a strided view), then zipped into rows: no Python loop a
+    field (a tenth of a warm 10k start's index step went to that loop)."""
     shared = [intern(text) for text in texts]
     values = memoryview(columns).cast("i")
     if len(values) % _WIDTH:
         raise IndexError("not whole Locals")
-    made = []
-    for start in range(0, len(values), _WIDTH):
-        row = [
-            shared[v] if kind is str else kind(v)
-            for kind, v in zip(_KINDS, values[start : start + _WIDTH], strict=True)
-        ]
-        made.append(_tuple_new(Local, (*row[:_CYCLE], (), *row[_CYCLE:])))
-    return made
+    made: list[Iterable[Any]] = [
+        map(shared.__getitem__, values[k::_WIDTH]) if kind is str else map(kind, values[k::_WIDTH])
+        for k, kind in enumerate(_KINDS)
+    ]
+    made.insert(_CYCLE, repeat((), len(values) // _WIDTH))
+    return [_tuple_new(Local, row) for row in zip(*made, strict=True)]
 
 
 def restore(data: bytes, store: Store) -> dict[str, Record] | None:

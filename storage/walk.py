@@ -145,7 +145,10 @@ def read_stale(
     survey: Survey, read_link: Callable[[str], FileResult | None], root: str, limit: int
 ) -> list[FileResult]:
     """Every file of a survey, in walk order: read when stale (a link through `read_link`,
-    which checks where it leads), as known when current."""
+    which checks where it leads), as known when current. None stale (a warm start with no
+    change): the survey's own list, every item a known result, without a pass over it."""
+    if not survey.stale:
+        return survey.found.copy()  # type: ignore[return-value]  # no path: none stale
     plain = [item for item in survey.stale if item not in survey.links]
     read = read_all(plain, lambda item: read_task_file(item, root + "/" + item, limit), Path(root))
     results: list[FileResult] = []

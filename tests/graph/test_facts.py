@@ -3,10 +3,12 @@ not fit the tasks are never taken."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from bench.generate import generate_tree
@@ -87,3 +89,14 @@ def test_facts_under_other_rules_or_corrupt_are_not_taken(
         assert state_of(restored) == state_of(built)
     monkeypatch.setattr(_facts, "RULES", "another")
     assert _facts.restore(saved, built._store) is None
+
+
+def test_saved_locals_naming_a_string_past_the_end_or_cut_mid_row_are_not_taken() -> None:
+    built = TaskIndex.build(tree())
+    saved = _facts._DECODER.decode(built.saved_facts() or b"")
+    past_end = bytearray(saved.locals)
+    past_end[0:4] = len(saved.texts).to_bytes(4, sys.byteorder)  # the first field: a string
+    for locals_ in (bytes(past_end), saved.locals[:-4]):
+        bad = _facts._ENCODER.encode(msgspec.structs.replace(saved, locals=locals_))
+        assert _facts.restore(bad, built._store) is None
+        assert state_of(TaskIndex.build(tree(), bad)) == state_of(built)

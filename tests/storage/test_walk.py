@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from storage.reading import read_task_file
-from storage.walk import Skipped, survey_of, walk
+from storage.reading import problem_result, read_task_file
+from storage.walk import Skipped, read_stale, survey_of, walk
 
 MAP_FILES = "/proc/1/map_files"
 """A real folder the kernel lets even root open but refuses to list (without
@@ -82,3 +82,23 @@ def test_a_file_changed_or_deleted_after_the_listing_is_read_again(
     tmp_path: Path, change: str
 ) -> None:
     assert _survey_after(tmp_path, change) == (["t.md"], 0)
+
+
+def test_a_survey_with_nothing_stale_reads_to_the_known_results_in_walk_order(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "b").mkdir()
+    known = {}
+    for name in ("a.md", "b/c.md"):
+        (tmp_path / name).write_text(f"---\ntitle: {name}\n---\n")
+        result = read_task_file(name, str(tmp_path / name), 1 << 20)
+        assert result is not None
+        known[name] = result
+    first = [problem_result("x.md", (0, 0), "unreadable", "a problem before the walk")]
+    survey = survey_of(walk(str(tmp_path), lambda _: False, lambda *_: None), known, first)
+    results = read_stale(survey, lambda _: None, str(tmp_path), 1 << 20)
+    assert survey.stale == []
+    assert [r.path for r in results] == ["x.md", "a.md", "b/c.md"]
+    assert results[1] is known["a.md"] and results[2] is known["b/c.md"]
+    results.clear()  # the survey's own list is not handed out
+    assert len(survey.found) == 3
