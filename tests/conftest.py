@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -94,6 +98,20 @@ def odd_root(tmp_path: Path) -> Path:
     root = tmp_path / "odd"
     shutil.copytree(ODD, root)
     return root
+
+
+def in_fresh_interpreter(code: str, *args: str) -> Any:
+    """Run `code` in a new interpreter from the repository (argv: `args`) and read the JSON
+    it printed as its last line of stderr: what a process that imported nothing yet does."""
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+        timeout=120,
+    )
+    return json.loads(done.stderr.strip().splitlines()[-1])
 
 
 def write(root: Path, relative: str, text: str | bytes) -> Path:

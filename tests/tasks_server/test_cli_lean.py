@@ -4,16 +4,13 @@ docs/performance.md, from `python -m bench.cli_bench`)."""
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from tasks_server.human.commands import COMMANDS
 from tasks_server.registry import declared_in
-from tests.conftest import DATA, REPO
+from tests.conftest import DATA, in_fresh_interpreter
 
 PROBE = """
 import json, sys
@@ -57,15 +54,7 @@ def _under(loaded: list[str], packages: tuple[str, ...]) -> list[str]:
 def loaded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     root = tmp_path_factory.mktemp("lean") / "tree"
     shutil.copytree(DATA, root)
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(root)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=REPO,
-        timeout=120,
-    )
-    found: dict[str, list[str]] = json.loads(done.stderr.strip().splitlines()[-1])
+    found: dict[str, list[str]] = in_fresh_interpreter(PROBE, str(root))
     return found
 
 

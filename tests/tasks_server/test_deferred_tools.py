@@ -7,8 +7,6 @@ loaded them all."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +14,7 @@ from tasks_server.edge.schema_cache import schema_cache
 from tasks_server.edge.server import TasksServer, create_server
 from tasks_server.guidance import ACTION_HELP
 from tasks_server.registry import DeferredSpec, deferred, discover, facts_of
-from tests.conftest import REPO
+from tests.conftest import in_fresh_interpreter
 
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("list_tasks", {"limit": 1}),
@@ -67,15 +65,7 @@ def test_a_fresh_start_lists_without_tool_modules_and_answers_as_a_loaded_one(
     create_server(example_root, watch=False).close()
     kept = schema_cache().path
     assert kept is not None and kept.exists()
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(example_root)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=REPO,
-        timeout=120,
-    )
-    fresh = json.loads(done.stderr.strip().splitlines()[-1])
+    fresh = in_fresh_interpreter(PROBE, str(example_root))
     discover()  # every module loaded here
     assert fresh.pop("loaded") == [  # the called tools' modules, and what they import
         "tasks_server.tools._about",
