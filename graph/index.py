@@ -96,8 +96,9 @@ class TaskIndex:
         restored = restore(saved, store) if saved else None
         self.restored = restored is not None
         if restored is not None:
-            self._records = restored
-            self._tally.add_all(restored)
+            self._records = restored.records
+            self._tally.add_all(restored.records)
+            self._sorted["all"] = restored.order  # what `ordered_ids` would sort
             return
         store.find_dep_cycles()
         records = build_records(store, roots)
@@ -111,7 +112,7 @@ class TaskIndex:
         """The records of this index packed for `build` to take back (`graph._facts`); only
         right after a build (an edited index holds them in another order), and None for a
         tree with a cycle."""
-        return facts_of(self._store, self._records)
+        return facts_of(self._store, self._records, self.ordered_ids())
 
     def apply(self, upserted: Iterable[Task] = (), removed: Iterable[str] = ()) -> WriteDelta:
         """Put new or changed tasks in and take removed ids out, at the cost of the change

@@ -41,6 +41,7 @@ def assert_restored_equal(tasks: list[Task]) -> None:
     assert restored._records is not built._records
     assert in_order(restored) == in_order(built)
     assert state_of(restored) == state_of(built)
+    assert restored._sorted["all"] == tuple(sorted(built.ids(), key=built.sort_key))
 
 
 def test_an_index_from_saved_facts_equals_a_built_one_on_a_generated_tree(
@@ -100,3 +101,17 @@ def test_saved_locals_naming_a_string_past_the_end_or_cut_mid_row_are_not_taken(
         bad = _facts._ENCODER.encode(msgspec.structs.replace(saved, locals=locals_))
         assert _facts.restore(bad, built._store) is None
         assert state_of(TaskIndex.build(tree(), bad)) == state_of(built)
+
+
+def test_a_saved_order_naming_a_task_twice_or_past_the_end_is_not_taken() -> None:
+    built = TaskIndex.build(tree())
+    saved = _facts._DECODER.decode(built.saved_facts() or b"")
+    positions = list(memoryview(saved.order).cast("i"))
+    twice = [positions[0], *positions[:-1]]
+    past_end = [*positions[:-1], len(positions)]
+    for order in (twice, past_end, positions[:-1], [-1, *positions[1:]]):
+        bad = _facts._ENCODER.encode(msgspec.structs.replace(saved, order=_facts._ints(order)))
+        assert _facts.restore(bad, built._store) is None
+        rebuilt = TaskIndex.build(tree(), bad)
+        assert not rebuilt.restored
+        assert list(rebuilt.ordered_ids()) == built.ids()
