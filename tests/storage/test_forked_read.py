@@ -113,3 +113,34 @@ def test_a_read_interrupted_here_leaves_no_child_behind(tmp_path: Path) -> None:
     with pytest.raises(KeyboardInterrupt):
         read_forked(paths_of(tmp_path), fails_here, tmp_path)
     assert children() == before  # killed and reaped: not even a zombie
+
+
+def read_here(root: Path, seen: list[str]) -> Callable[[str], FileResult | None]:
+    """`reader(root)` that notes each path it reads in this process (the child's notes
+    stay in the child's copy of `seen`)."""
+    read_one = reader(root)
+
+    def noted(relative: str) -> FileResult | None:
+        seen.append(relative)
+        return read_one(relative)
+
+    return noted
+
+
+def test_the_childs_half_comes_back_from_the_child_not_read_again(tmp_path: Path) -> None:
+    generate_tree(tmp_path, 200, seed=8)
+    paths, seen = paths_of(tmp_path), list[str]()
+    forked = read_forked(paths, read_here(tmp_path, seen), tmp_path)
+    assert seen == paths[: len(paths) // 2]
+    assert forked == {p: reader(tmp_path)(p) for p in paths}
+
+
+def test_without_memory_files_the_child_writes_to_a_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delattr(os, "memfd_create", raising=False)
+    generate_tree(tmp_path, 120, seed=9)
+    paths, seen = paths_of(tmp_path), list[str]()
+    forked = read_forked(paths, read_here(tmp_path, seen), tmp_path)
+    assert seen == paths[: len(paths) // 2]
+    assert forked == {p: reader(tmp_path)(p) for p in paths}
