@@ -153,9 +153,11 @@ def is_storable(result: FileResult) -> bool:
     return not task.extra or _is_exact(dict(task.extra))
 
 
-def frames(root: Path, results: Iterable[FileResult], token: str = "") -> Iterator[bytes]:
+def frames(
+    root: Path, results: Iterable[FileResult], token: str = "", rows_a_line: int = FRAME_ROWS
+) -> Iterator[bytes]:
     """The cache file's lines for `root`, one at a time: the header, then every storable
-    result, `FRAME_ROWS` to a line."""
+    result, `rows_a_line` to a line."""
     yield _ENCODER.encode(_Header(VERSION, str(root), token)) + b"\n"
     rows: list[FileResult] = []
     size = 0  # of the rows' files: a line of rows encodes to at most about twice that
@@ -163,7 +165,7 @@ def frames(root: Path, results: Iterable[FileResult], token: str = "") -> Iterat
         if is_storable(result):
             rows.append(result)
             size += result.stamp[1]
-        if len(rows) == FRAME_ROWS or size >= FRAME_FILE_BYTES:
+        if len(rows) == rows_a_line or size >= FRAME_FILE_BYTES:
             yield _ENCODER.encode(rows) + b"\n"
             rows.clear()
             size = 0

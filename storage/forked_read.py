@@ -7,9 +7,10 @@ half and sends its results back as warm-start cache lines (`storage.cache.frames
 compact form the cache already gives back exactly), while this process reads the first
 half; then it decodes the child's lines (about a tenth of parsing them). The child writes
 its lines to a file in memory (`os.memfd_create`; elsewhere an unlinked temporary file),
-never blocking on its reader: through a pipe (64 KB) it stopped at the first few rows
-until this process had read its own half, then both took turns (10k files: 50-60 ms
-collecting the child's half, now the time to decode it). Only when a
+never blocking on its reader (through a pipe, 64 KB, it stopped at the first few rows until
+this process had read its own half, then both took turns), a line of `CHILD_ROWS` rows at
+a time; this process decodes each whole line as soon as its own half is read, while the
+child finishes the last ones. Only when a
 core is free now (`may_fork`): on a busy machine the child would only take turns.
 
 The results are the same as one process reading every file: whatever the child does not
@@ -26,7 +27,7 @@ import os
 import signal
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from storage import cache
@@ -36,6 +37,10 @@ __all__ = ["FORK_AT", "read_all", "read_forked"]
 
 FORK_AT = 4_000
 """Files to read from which a second process pays for its fork and the lines' decoding."""
+
+CHILD_ROWS = 256
+"""Results a line of the child's: a quarter of a cache line, so that little is left to
+decode once the child is done."""
 
 ReadOne = Callable[[str], FileResult | None]
 
@@ -129,35 +134,67 @@ def _memory_file() -> int:
 
 
 def _child(paths: Sequence[str], read_one: ReadOne, root: Path, fd: int) -> None:
-    """Read and parse `paths`, write their results to `fd` as cache lines, a line as soon
-    as its rows are read, and exit at once (no cleanup of the parent's state: `os._exit`)."""
+    """Read and parse `paths`, write their results to `fd` as cache lines, each whole as
+    soon as its rows are read, and exit at once (no cleanup of the parent's state:
+    `os._exit`)."""
     code = 1
     try:
         results = (result for path in paths if (result := read_one(path)) is not None)
-        with open(fd, "wb", buffering=1 << 20) as out:
-            out.writelines(cache.frames(root, results))
+        for line in cache.frames(root, results, rows_a_line=CHILD_ROWS):
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view) :]
         code = 0
     finally:
         os._exit(code)
 
 
 def _collect(pid: int, fd: int, root: Path) -> dict[str, FileResult]:
-    """The results a child sent (none when it failed), once it has exited."""
+    """The results a child sent (none when it failed), decoded as its lines come; the
+    child reaped, or ended when its lines are no longer wanted (one did not decode)."""
+    exit_status: list[int] = []
     try:
-        _, status = os.waitpid(pid, 0)
-        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
-            return {}
-        os.lseek(fd, 0, os.SEEK_SET)  # the child's writes moved the offset both share
-        with open(fd, "rb", buffering=1 << 20, closefd=False) as stream:
-            lines = iter(lambda: stream.readline(cache.MAX_FRAME_BYTES), b"")
-            return cache.read_lines(lines, root)
+        found = cache.read_lines(_lines_as_written(pid, fd, exit_status), root)
+    except BaseException:  # interrupted while decoding: leave no child behind
+        if not exit_status:
+            _end(pid)
+        raise
     finally:
         os.close(fd)
+    if not exit_status:  # the reader stopped at a line that did not decode
+        _end(pid)
+        return {}
+    status = exit_status[0]
+    return found if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else {}
+
+
+def _lines_as_written(pid: int, fd: int, exit_status: list[int]) -> Iterator[bytes]:
+    """Each whole line the child has written so far, then (once no whole line is left) its
+    exit status into `exit_status` and the lines it wrote before exiting; a last line cut
+    short comes without its newline (which makes the reader take none of them)."""
+    offset, pending = 0, b""
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if chunk:
+            offset += len(chunk)
+            *whole, pending = (pending + chunk).split(b"\n")
+            yield from (line + b"\n" for line in whole)
+        elif exit_status:
+            break
+        else:  # nothing new: wait for the child to finish, then read what it left
+            exit_status.append(os.waitpid(pid, 0)[1])
+    if pending:
+        yield pending
 
 
 def _stop(pid: int, fd: int) -> None:
     """End a child whose results are no longer wanted, and reap it."""
     os.close(fd)
+    _end(pid)
+
+
+def _end(pid: int) -> None:
+    """Kill and reap a child not yet reaped."""
     with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)

@@ -11,8 +11,10 @@ import pytest
 
 from bench.generate import generate_tree
 from bench.procs import children
+from storage import forked_read
 from storage.forked_read import read_all, read_forked
 from storage.importers import import_backlog
+from storage.model import Task
 from storage.reading import read_task_file
 from storage.repository import TaskRepository
 from storage.table import FileResult
@@ -144,3 +146,29 @@ def test_without_memory_files_the_child_writes_to_a_temporary_file(
     forked = read_forked(paths, read_here(tmp_path, seen), tmp_path)
     assert seen == paths[: len(paths) // 2]
     assert forked == {p: reader(tmp_path)(p) for p in paths}
+
+
+def test_a_child_sending_many_short_lines_gives_every_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(forked_read, "CHILD_ROWS", 3)
+    generate_tree(tmp_path, 60, seed=11)
+    add_odd_files(tmp_path)
+    assert_same_as_serial(tmp_path)
+
+
+def test_lines_from_the_child_that_do_not_decode_are_read_here_and_no_child_is_left(
+    tmp_path: Path,
+) -> None:
+    generate_tree(tmp_path, 30, seed=12)
+    read_one = reader(tmp_path)
+
+    def elsewhere(relative: str) -> FileResult | None:
+        """A result whose task names another file: a cache line of it does not decode."""
+        result = read_one(relative)
+        assert result is not None and result.task is not None
+        return FileResult.of(relative, result.stamp, Task(result.task.id, "T", "other.md"))
+
+    paths, before = paths_of(tmp_path), children()
+    assert read_forked(paths, elsewhere, tmp_path) == {p: elsewhere(p) for p in paths}
+    assert children() == before
