@@ -31,13 +31,13 @@ from mcp import Client
 
 from bench.listing_bench import table_rows
 from docs.examples import ARGUMENTS
+from docs.fixed_git import commit_all, init
 from storage import naming
 from tasks_server.cli import build_parser
 from tasks_server.edge.server import create_server
 from tasks_server.roles import ROLES
 from tasks_server.roots import bundled_root
 from tasks_server.toolset import open_toolset
-from tests.gitrepo import commit_all, init  # docs are built in a clone, beside the tests
 
 NOW = "2026-11-22T12:00:00Z"
 ANSWER_LINES = 24
