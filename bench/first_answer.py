@@ -27,7 +27,8 @@ repetition (so all see the same load), medians, ratios and `/proc/loadavg` at st
   launcher runs its binary as one), warm and cold; target at 100k <= 300 MB.
 - **`tasks-server ready --root data`** (the bundled tree) against `python -c "import
   mcp.server"` (importing the SDK's server package), both whole processes of this venv's
-  interpreter, wall and CPU; target <= 0.5x.
+  interpreter run as `bench.cli_bench` runs them (`python -m tasks_server` from this
+  checkout, its code compiled once), wall and CPU; target <= 0.5x.
 - **fsyncs per one-task write** (`bench.fsync_count`, strace), per tool; target exactly 2.
 - with `--peers`: Backlog.md 1.52.0 and Task Master 0.43.1 (`bench.peers`) on the same
   trees (sizes up to 10k), through the same client, and ours / peer.
@@ -42,11 +43,8 @@ run with this checkout first on `PYTHONPATH`. Figures only, no assertions.
 from __future__ import annotations
 
 import argparse
-import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -59,6 +57,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from bench import fsync_count, peers
+from bench.cli_bench import FLOOR, once
 from bench.generate import generate_tree
 from bench.peers import Server
 from bench.procs import Usage, children, usage
@@ -165,21 +164,12 @@ async def first_answer(case: Case) -> tuple[float, Usage]:
     return seconds, used
 
 
-def whole_process(command: list[str]) -> tuple[float, float]:
-    """Wall seconds of `command` run to its end, and the CPU seconds it used."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    subprocess.run(command, capture_output=True, env={**os.environ, **PYTHON_ENV}, check=True)
-    seconds = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return seconds, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-
-
 def cli_commands() -> dict[str, list[str]]:
-    command, head = ours_command()
+    """`ready` and the floor, as `bench.cli_bench` runs them (its `once`: one timing of a
+    whole command for both benches)."""
     return {
-        "tasks-server ready --root data": [command, *head, "ready", "--root", str(HERE / "data")],
-        "python -c 'import mcp.server'": [sys.executable, "-c", "import mcp.server"],
+        "tasks-server ready --root data": ["ready", "--root", str(HERE / "data")],
+        "python -c 'import mcp.server'": ["-c", FLOOR],
     }
 
 
@@ -216,7 +206,7 @@ def one_repetition(run: Run, rep: int, big_runs: int) -> None:
         if size < BIG or rep < big_runs:
             run.floors.setdefault(size, []).append(cpu_floor(root))
     for name, command in cli_commands().items():
-        run.cli.setdefault(name, []).append(whole_process(command))
+        run.cli.setdefault(name, []).append(once(HERE, command))
 
 
 def cpu_floor(root: Path) -> tuple[float, float]:

@@ -28,16 +28,17 @@ from typing import Any
 
 import anyio
 from mcp import Client
+from pydantic import BaseModel
 
 from bench.listing_bench import table_rows
 from docs.examples import ARGUMENTS
+from docs.fixed_git import commit_all, init
 from storage import naming
 from tasks_server.cli import build_parser
 from tasks_server.edge.server import create_server
 from tasks_server.roles import ROLES
 from tasks_server.roots import bundled_root
 from tasks_server.toolset import open_toolset
-from tests.gitrepo import commit_all, init  # docs are built in a clone, beside the tests
 
 NOW = "2026-11-22T12:00:00Z"
 ANSWER_LINES = 24
@@ -182,8 +183,8 @@ def _catalogue() -> tuple[list[dict[str, Any]], dict[str, str]]:
             "name": s.name,
             "tier": s.tier,
             "description": s.description,
-            "input": s.input_model.model_json_schema(),
-            "output": s.output_model.model_json_schema(),
+            "input": _json_schema(s.input_model),
+            "output": _json_schema(s.output_model),
             "read_only": s.hints.read_only,
             "example": s.example,
             "origin": s.origin,
@@ -191,6 +192,13 @@ def _catalogue() -> tuple[list[dict[str, Any]], dict[str, str]]:
         for s in specs
     ]
     return facts, answers
+
+
+@cache
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A model's JSON Schema, made once a run: a bot's 60 tools share five models (read only
+    by the sections that print it)."""
+    return model.model_json_schema()
 
 
 def _tool_section(fact: dict[str, Any], answers: dict[str, str]) -> str:

@@ -165,11 +165,19 @@ class DeferredSpec(ToolSpec):
         }
         for key, value in known.items():
             object.__setattr__(self, key, value)
+        object.__setattr__(self, "_spec", None)
+
+    _spec: ToolSpec | None
+    """The declared spec, once its module is loaded: every later access reads it directly."""
 
     def loaded(self) -> ToolSpec:
-        """The spec its module declares (imported now if it was not)."""
-        importlib.import_module(self.origin.rpartition(".")[0])
-        return _DECLARED[self.name]
+        """The spec its module declares (its module imported at the first access)."""
+        spec = self._spec
+        if spec is None:
+            importlib.import_module(self.origin.rpartition(".")[0])
+            spec = _DECLARED[self.name]
+            object.__setattr__(self, "_spec", spec)
+        return spec
 
     @property
     def input_model(self) -> type[BaseModel]:

@@ -77,6 +77,16 @@ def test_nothing_below_imports_tasks_server() -> None:
             assert not any(n.split(".")[0] == "tasks_server" for n in imports_of(path)), path
 
 
+@pytest.mark.parametrize("folder", ["docs", "bench"])
+def test_the_docs_and_the_benches_import_no_test_module(folder: str) -> None:
+    """The docs generator and the benches run from a checkout without the tests' helpers:
+    what both need (a fixed-date git repository, the example calls) lives under docs/."""
+    assert modules(folder)  # the walk found the folder's code
+    for path in modules(folder):
+        found = _imports_any(path, ("tests",))
+        assert not found, f"{path.relative_to(REPO)} imports {found}"
+
+
 EDGE = REPO / "tasks_server" / "edge"
 HUMAN = REPO / "tasks_server" / "human"
 EDITOR = REPO / "tasks_server" / "editor"

@@ -5,6 +5,7 @@ claim it holds, when it names itself)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from graph.about import TaskAbout
 from graph.claims import Claim
@@ -12,8 +13,9 @@ from storage.model import Task
 from tasks_server.context import ServerContext
 from tasks_server.guidance import Guidance
 from tasks_server.task_guidance import Situation, for_task
+from tasks_server.views import BLOCKS_SHOWN, TaskView
 
-__all__ = ["about", "guidance_of"]
+__all__ = ["Seen", "about", "guidance_of", "seen"]
 
 
 def _situation(answer: TaskAbout, agent: str | None) -> Situation:
@@ -39,3 +41,28 @@ def about(
     index = ctx.index
     task = index.require(task_id)
     return guidance_of(task, index.about(task_id, ctx.clock(), shown=0), first=first, agent=agent)
+
+
+class Seen(NamedTuple):
+    """A task's full view and the guidance its state calls for."""
+
+    view: TaskView
+    guidance: Guidance
+
+
+def seen(
+    ctx: ServerContext,
+    task_id: str,
+    *,
+    max_body_chars: int | None = None,
+    first: Sequence[str] = (),
+    agent: str | None = None,
+) -> Seen:
+    """The full view of `task_id` and the guidance its state calls for, both from one
+    answer of the graph about it at the server's clock (`first`, `agent`: as `guidance_of`
+    takes them; the guidance reads the readiness, never the `blocks` the view lists)."""
+    index = ctx.index
+    task = index.require(task_id)
+    answer = index.about(task_id, ctx.clock(), shown=BLOCKS_SHOWN)
+    view = ctx.full_view(task, answer, max_body_chars=max_body_chars)
+    return Seen(view, guidance_of(task, answer, first=first, agent=agent))

@@ -4,7 +4,7 @@ made before the first byte is written, and messages that quote a caller's value 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple, TypedDict
+from typing import TypedDict
 
 from pydantic import ConfigDict, Field
 
@@ -15,10 +15,9 @@ from storage import codec
 from storage.model import Task
 from tasks_server.context import ServerContext
 from tasks_server.errors import ToolFailure
-from tasks_server.guidance import Guidance
 from tasks_server.models import Envelope, Part
-from tasks_server.tools._about import guidance_of
-from tasks_server.views import BLOCKS_SHOWN, TaskView
+from tasks_server.tools._about import Seen, seen
+from tasks_server.views import TaskView
 
 __all__ = [
     "BODY_SHOWN",
@@ -135,23 +134,16 @@ def written_view(ctx: ServerContext, task_id: str) -> TaskView:
     return ctx.view(ctx.index.require(task_id), "full", max_body_chars=BODY_SHOWN)
 
 
-class Written(NamedTuple):
-    """A written task as its write's answer shows it: the view and the guidance."""
-
-    view: TaskView
-    guidance: Guidance
+Written = Seen
+"""A written task as its write's answer shows it: the view and the guidance."""
 
 
 def written(
     ctx: ServerContext, task_id: str, *, first: Sequence[str] = (), agent: str | None = None
 ) -> Written:
-    """The view of a task just written and the guidance its state calls for, both from one
-    answer of the graph about it (`first`, `agent`: as `guidance_of` takes them)."""
-    index = ctx.index
-    task = index.require(task_id)
-    answer = index.about(task_id, ctx.clock(), shown=BLOCKS_SHOWN)
-    view = ctx.full_view(task, answer, max_body_chars=BODY_SHOWN)
-    return Written(view, guidance_of(task, answer, first=first, agent=agent))
+    """The view of a task just written (its body cut at `BODY_SHOWN`) and the guidance its
+    state calls for, both from one answer of the graph about it (`_about.seen`)."""
+    return seen(ctx, task_id, max_body_chars=BODY_SHOWN, first=first, agent=agent)
 
 
 def projected_size(

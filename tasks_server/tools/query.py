@@ -31,7 +31,7 @@ from tasks_server.models import (
     Unset,
 )
 from tasks_server.registry import tool
-from tasks_server.tools._about import about
+from tasks_server.tools._about import about, seen
 from tasks_server.views import FIELDS_DESCRIPTION, Fields, TaskRow, TaskView
 
 TASK_ID = "Exact task id."
@@ -50,8 +50,11 @@ class GetTaskOutput(Envelope):
 @tool("query", read_only=True, idempotent=True, example={"task_id": "wx-6ca4a1a9"})
 def get_task(ctx: ServerContext, args: GetTaskInput) -> GetTaskOutput:
     """One task by id, with its body and computed facts."""
-    task = ctx.index.require(args.task_id)
-    return GetTaskOutput(task=ctx.view(task, args.fields), guidance=about(ctx, task.id))
+    if args.fields == "brief":  # the brief view asks the graph nothing
+        task = ctx.index.require(args.task_id)
+        return GetTaskOutput(task=ctx.view(task, "brief"), guidance=about(ctx, task.id))
+    view, guidance = seen(ctx, args.task_id)  # one answer for the view and the guidance
+    return GetTaskOutput(task=view, guidance=guidance)
 
 
 class SearchTasksInput(TaskFilterInput, TaskListArgs):

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import contextlib
 import json
+import ssl
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from mcp import Client
 
 from tasks_server.edge.server import TasksServer, create_server
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+NO_CA = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+"""A TLS context without the system's CA certificates, for plain-HTTP requests (`post`)."""
 
 
 def make_server(root: Path, **options: Any) -> TasksServer:
@@ -66,3 +70,10 @@ def error_of(result: Any) -> dict[str, Any]:
 async def fail(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     """Call a tool that must fail; return its error object."""
     return error_of(await client.call_tool(tool, arguments))
+
+
+def post(url: str, **options: Any) -> httpx2.Response:
+    """`httpx2.post` to a server a test started on plain-HTTP loopback: a new client and
+    connection a request, as `httpx2.post` makes them, without loading the system's CA
+    certificates for each (20 ms a request, for a TLS plain HTTP never uses)."""
+    return httpx2.post(url, verify=NO_CA, **options)

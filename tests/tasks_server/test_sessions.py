@@ -10,12 +10,11 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2
 import pytest
 
 from tasks_server.edge import sessions
 from tasks_server.edge.threaded import RunningServer, start_in_thread
-from tests.tasks_server.conftest import make_server
+from tests.tasks_server.conftest import make_server, post
 from tests.tasks_server.test_transports import INITIALIZE, MCP_HEADERS
 
 HEADERS = {**MCP_HEADERS, "Content-Type": "application/json"}
@@ -36,7 +35,7 @@ def running(example_root: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Run
 def _open(url: str, client: str) -> str:
     """A new session, sent with a made-up `Authorization` header naming `client`; its id."""
     headers = {**HEADERS, "Authorization": f"Bearer {client}"}
-    response = httpx2.post(url, json=INITIALIZE, headers=headers)
+    response = post(url, json=INITIALIZE, headers=headers)
     assert response.status_code == 200, response.text
     return str(response.headers["mcp-session-id"])
 
@@ -49,7 +48,7 @@ def _alive(url: str, client: str, session: str) -> bool:
         "mcp-protocol-version": "2025-06-18",
     }
     ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
-    status = httpx2.post(url, content=json.dumps(ping), headers=headers).status_code
+    status = post(url, content=json.dumps(ping), headers=headers).status_code
     assert status in (200, 404)
     return status == 200
 

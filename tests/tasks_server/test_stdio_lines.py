@@ -10,10 +10,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
 from tests.reliability.stdio import ServerProcess
+from tests.tasks_server.conftest import post
 from tests.tasks_server.test_transports import INITIALIZE, MCP_HEADERS, free_port, served_on
 
 SURROGATE = "\\udcff"  # as JSON text: a lone low surrogate
@@ -108,10 +108,10 @@ def test_a_lone_surrogate_in_any_string_argument_is_answered_over_stdio(
 
 def http_session(url: str) -> dict[str, str]:
     """The headers of an initialized HTTP session."""
-    response = httpx2.post(url, json=INITIALIZE, headers=MCP_HEADERS, timeout=30)
+    response = post(url, json=INITIALIZE, headers=MCP_HEADERS, timeout=30)
     headers = {**MCP_HEADERS, "Mcp-Session-Id": response.headers["mcp-session-id"]}
     headers["Mcp-Protocol-Version"] = "2025-06-18"
-    httpx2.post(url, json=INITIALIZED, headers=headers, timeout=30)
+    post(url, json=INITIALIZED, headers=headers, timeout=30)
     return headers
 
 
@@ -123,16 +123,14 @@ def test_a_lone_surrogate_in_any_string_argument_is_answered_over_http(
     url = f"http://127.0.0.1:{port}/mcp"
     with served_on(example_root, "127.0.0.1", port):
         headers = {**http_session(url), "Content-Type": "application/json"}
-        listed = httpx2.post(
+        listed = post(
             url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=headers
         )
         tools = json.loads(listed.text.split("data: ", 1)[-1])["result"]["tools"]
         for request_id, (tool, arguments) in enumerate(surrogate_calls(tools), start=10):
             body = call_line(request_id, tool, arguments)
-            answer = httpx2.post(url, content=body, headers=headers, timeout=30)
+            answer = post(url, content=body, headers=headers, timeout=30)
             assert answer.status_code == 400, (tool, arguments, answer.text)
             assert answer.json()["error"]["code"] == -32700, (tool, arguments)
-        alive = httpx2.post(
-            url, json={"jsonrpc": "2.0", "id": 3, "method": "ping"}, headers=headers
-        )
+        alive = post(url, json={"jsonrpc": "2.0", "id": 3, "method": "ping"}, headers=headers)
         assert alive.status_code == 200

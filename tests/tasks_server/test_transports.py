@@ -22,7 +22,7 @@ from tasks_server.cli import main
 from tasks_server.edge.http import InsecureBind, check_bind
 from tasks_server.edge.threaded import start_in_thread
 from tests.conftest import DATA
-from tests.tasks_server.conftest import make_server
+from tests.tasks_server.conftest import make_server, post
 
 SCRIPT = Path(sys.executable).with_name("tasks-server")
 
@@ -96,14 +96,14 @@ async def test_http_transport_answers_with_the_right_token(http_server: str) -> 
 
 
 def test_http_transport_refuses_a_missing_token(http_server: str) -> None:
-    response = httpx2.post(http_server, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    response = post(http_server, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert response.status_code == 401
 
 
 def test_the_bearer_scheme_is_taken_in_any_case_and_the_token_exactly(http_server: str) -> None:
     ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
     statuses = {
-        given: httpx2.post(http_server, json=ping, headers={"Authorization": given}).status_code
+        given: post(http_server, json=ping, headers={"Authorization": given}).status_code
         for given in ["bearer s3cret", "BEARER s3cret", "Bearer  s3cret", "Bearer S3CRET",
                       "Basic s3cret", "Bearers3cret"]
     }  # fmt: skip
@@ -200,7 +200,7 @@ def served_on(root: Path, host: str, port: int, *extra: str) -> Iterator[None]:
 
 
 def post_status(url: str, **headers: str) -> int:
-    response = httpx2.post(url, json=INITIALIZE, headers={**MCP_HEADERS, **headers}, timeout=10)
+    response = post(url, json=INITIALIZE, headers={**MCP_HEADERS, **headers}, timeout=10)
     return response.status_code
 
 
@@ -323,11 +323,11 @@ def test_an_error_reply_carries_no_session_id(served: str, case: str, status: in
         "no event-stream Accept": (json.dumps(INITIALIZE).encode(), {"Accept": "text/plain"}),
     }[case]
     sent = {"Content-Type": "application/json", **headers}
-    response = httpx2.post(served, content=content, headers=sent, timeout=10)
+    response = post(served, content=content, headers=sent, timeout=10)
     assert response.status_code == status, response.text
     assert "mcp-session-id" not in response.headers
 
 
 def test_a_successful_initialize_still_names_its_session(served: str) -> None:
-    response = httpx2.post(served, json=INITIALIZE, headers=MCP_HEADERS, timeout=10)
+    response = post(served, json=INITIALIZE, headers=MCP_HEADERS, timeout=10)
     assert response.status_code == 200 and response.headers["mcp-session-id"]
