@@ -5,6 +5,7 @@ it shortened with a marker; the file and the full view keep every character."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -35,9 +36,11 @@ def big_root(tmp_path: Path) -> Path:
     return root
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
+def run(*args: str, columns: int = 120) -> subprocess.CompletedProcess[str]:
+    """The command into a pipe `columns` wide (pytest and xdist set COLUMNS, or not)."""
+    env = {**os.environ, "COLUMNS": str(columns)}
     return subprocess.run(
-        [str(SCRIPT), *args], capture_output=True, text=True, timeout=120, check=False
+        [str(SCRIPT), *args], capture_output=True, text=True, timeout=120, check=False, env=env
     )
 
 
@@ -101,4 +104,6 @@ def test_every_human_command_shows_an_oversized_title_shortened(
 def test_show_keeps_the_bodys_own_line_breaks(big_root: Path) -> None:
     done = run("show", "big-1", "--root", str(big_root))
     assert done.stdout.endswith(WRAPPED_BODY)
+    narrow = run("show", "big-1", "--root", str(big_root), columns=80)  # wrapped at spaces only
+    assert narrow.stdout.endswith(WRAPPED_BODY.replace("path: /", "path:\n/"))
     assert "(+45 characters)" in done.stdout  # the tag, shortened like any field
