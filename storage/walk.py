@@ -22,7 +22,18 @@ from storage.reading import problem_result, read_task_file
 from storage.table import FileResult, FileTable, ProblemKind, mark_of_stat
 from storage.temps import is_temp_name
 
-__all__ = ["Listed", "Skipped", "Survey", "TreeRead", "is_utf8", "read_stale", "survey_of", "walk"]
+__all__ = [
+    "Ignored",
+    "Listed",
+    "Skipped",
+    "Survey",
+    "TreeRead",
+    "is_utf8",
+    "read_stale",
+    "skipped_result",
+    "survey_of",
+    "walk",
+]
 
 
 class Skipped(NamedTuple):
@@ -123,7 +134,7 @@ def survey_of(
     links: set[str] = set()
     for relative, entry in listed:
         if isinstance(entry, Skipped):
-            found.append(_skipped(relative, entry))
+            found.append(skipped_result(relative, entry))
             continue
         result = known.get(relative)
         if entry.is_symlink():
@@ -175,7 +186,7 @@ def is_utf8(name: str) -> bool:
 _NOT_UTF8_NAME = Skipped("not_utf8", "the name is not UTF-8: skipped (rename it to serve it)")
 
 
-def _skipped(relative: str, skipped: Skipped) -> FileResult:
+def skipped_result(relative: str, skipped: Skipped) -> FileResult:
     """A path the walk could not use, as a load problem under a printable name (bytes that
     are not UTF-8 shown as `\\xff`)."""
     shown = os.fsencode(relative).decode("utf-8", "backslashreplace")
