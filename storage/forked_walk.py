@@ -171,7 +171,7 @@ def survey_of_marks(
         found.append(paths[at])
         stale.append(paths[at])
     found += results[current:]  # type: ignore[arg-type]
-    return Survey(found, stale, frozenset(links))
+    return Survey(found, stale, frozenset(links), forked=True)
 
 
 def _known_of(paths: list[str], known: Mapping[str, FileResult]) -> list[FileResult | None]:

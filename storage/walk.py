@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -59,6 +59,7 @@ class Survey:
     found: list[FileResult | str]
     stale: list[str]  # the paths in `found`
     links: frozenset[str] = frozenset()  # symlinked files: always read, never trusted
+    forked: bool = field(default=False, compare=False)  # walked by a child (`forked_walk`)
 
     @property
     def current(self) -> int:

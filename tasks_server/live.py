@@ -75,6 +75,7 @@ class StartStats:
     files_read: int
     files_cached: int
     facts_taken: bool = False  # the index's records came from the facts saved with the cache
+    walk_forked: bool = False  # a child walked while the cache was decoded (see `walk`)
 
     @property
     def seconds(self) -> float:
@@ -166,6 +167,7 @@ def load_tree(repository: TaskRepository, *, use_cache: bool, save_later: bool =
         len(survey.stale),
         survey.current,
         index.restored,
+        survey.forked,
     )
     return Loaded(read.table, index, stats, survey.links, save)
 

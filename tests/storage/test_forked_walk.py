@@ -83,6 +83,7 @@ def test_a_forked_survey_equals_the_serial_one_on_a_changed_tree(
     forked = _forked_survey(repository, known)
     serial = repository.survey(known)
     assert forked == serial
+    assert forked.forked and not serial.forked  # the child's walk, not a fallback
     assert serial.stale and serial.links == frozenset({"p/link.md"}) and serial.current > 1
     kinds = {
         item.problem.kind for item in serial.found if isinstance(item, FileResult) and item.problem
@@ -116,7 +117,7 @@ def test_current_results_are_the_known_objects_themselves(tmp_path: Path) -> Non
     repository = TaskRepository(tmp_path)
     known = {result.path: result for result in repository.read_tree().results}
     survey = _forked_survey(repository, known)
-    assert survey == repository.survey(known)
+    assert survey == repository.survey(known) and not survey.forked
     assert all(item is known[item.path] for item in survey.found if not isinstance(item, str))
 
 
@@ -168,7 +169,7 @@ def test_a_child_that_fails_leaves_the_caller_to_walk_alone_with_the_same_survey
         survey = repository.survey(known, ahead)
     with forked(repository.root, fails_in_the_child) as ahead:
         assert collect(ahead) is None
-    assert survey == repository.survey(known)
+    assert survey == repository.survey(known) and not survey.forked
 
 
 @pytest.fixture
