@@ -35,13 +35,14 @@ import msgspec
 
 from storage.forking import Child, fork_writing, may_fork
 from storage.table import FileResult, ProblemKind, mark_of_stat
-from storage.walk import Ignored, Skipped, Survey, skipped_result, walk
+from storage.walk import Ignored, Skipped, Survey, Sweep, skipped_result, walk
 
 __all__ = [
     "FORK_AT_BYTES",
     "Walked",
     "collect",
     "fork_walk",
+    "survey_ahead",
     "survey_of_marks",
     "walk_ahead",
     "walk_marks",
@@ -95,6 +96,19 @@ def collect(child: Child) -> Walked | None:
     what does not decode (the caller walks the tree itself)."""
     data = child.answer()
     return walked_of(data) if data is not None else None
+
+
+def survey_ahead(
+    child: Child, known: Mapping[str, FileResult], first: list[FileResult], sweep: Sweep
+) -> Survey | None:
+    """The survey of the child's walk (`survey_of_marks`), its temporary files handed to
+    `sweep` (the child sweeps none); None when the child sent nothing (walk here then)."""
+    walked = collect(child)
+    if walked is None:
+        return None
+    for relative, name in walked.temps:
+        sweep(os.fsdecode(relative), os.fsdecode(name))
+    return survey_of_marks(walked, known, first)
 
 
 @contextlib.contextmanager

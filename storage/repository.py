@@ -2,8 +2,9 @@
 
 Reading: every `*.md` below the root, except in hidden folders and paths matched by the
 root's `.tasksignore` (one glob a line; `dir/` matches a folder; `scope.py`), walked once
-and read only where a known result is stale (`walk.py`). One bad file never stops a load:
-it becomes a `Problem` beside the tasks.
+and read only where a known result is stale (`walk.py`; a big warm start's walk runs in a
+forked child while the cache is decoded: `walking_ahead`, `forked_walk.py`). One bad file
+never stops a load: it becomes a `Problem` beside the tasks.
 
 Writing: new tasks go to `<root>/<project>/tasks/<id>-<slug>.md` (or `<root>/inbox/`,
 `naming.py`); an existing task is updated in place, changing only the lines of the keys
@@ -44,7 +45,7 @@ from storage.files import (
     replace_checked,
     stamp_of,
 )
-from storage.forked_walk import collect, survey_of_marks, walk_ahead
+from storage.forked_walk import survey_ahead, walk_ahead
 from storage.forking import Child
 from storage.journal import INDEX_FOLDER, Journal, JournalWrite, is_journal_temp
 from storage.model import Task
@@ -150,12 +151,8 @@ class TaskRepository:
         the walk of the child `ahead` when it has one (`forked_walk`), the same survey."""
         first = [self.scope.ignore_problem] if self.scope.ignore_problem else []
         first += self.conflict_notes()
-        walked = collect(ahead) if ahead is not None else None
-        if walked is None:
-            return survey_of(self._walk(), known, first)
-        for relative, name in walked.temps:  # the child sweeps none
-            self._sweep_stray(os.fsdecode(relative), os.fsdecode(name))
-        return survey_of_marks(walked, known, first)
+        forked = survey_ahead(ahead, known, first, self._sweep_stray) if ahead else None
+        return forked if forked is not None else survey_of(self._walk(), known, first)
 
     def read_stale(self, survey: Survey) -> list[FileResult]:
         """Every file of a survey, in walk order: read when stale, as known when current."""

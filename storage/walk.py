@@ -5,7 +5,8 @@ following folder links; a folder it may not enter and a name that is not UTF-8 a
 reported, not skipped silently. A survey stats each listed file against known results (from
 the cache, or the table) and keeps those whose stamp still matches: only the rest are read.
 Temporary files met on the way are handed to a sweep (the repository's: it knows which
-writers are alive).
+writers are alive). A big tree's warm walk may run in a forked child while the cache is
+decoded (`forked_walk.py`): the same survey, from the child's marks.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = [
     "Listed",
     "Skipped",
     "Survey",
+    "Sweep",
     "TreeRead",
     "is_utf8",
     "read_stale",
