@@ -14,7 +14,9 @@
 2. **Steps**, in a fresh interpreter, the server built as `serve` builds it
    (`create_server`'s two steps), each timed: importing the CLI, importing the MCP edge
    (the SDK and our tools), opening the tree (of it: the inotify watch or watcher thread,
-   cache load, walk, parse, index build, cache save, bots), discovering the tool specs,
+   cache load, walk, parse, index build, cache save, bots; when a forked child walked
+   while the cache was decoded, "walk forked: True" and the walk is the wait for what was
+   left of the child's walk plus the compare of its marks), discovering the tool specs,
    building the SDK server (tool and schema objects), then, through an in-process SDK client
    (no pipe), `tools/list` (output schemas) and the first `list_tasks`. `--cold` deletes
    the tree's `.tasks-index/` first. `--cprofile N` runs the steps once more under
