@@ -14,7 +14,9 @@
 2. **Steps**, in a fresh interpreter, the server built as `serve` builds it
    (`create_server`'s two steps), each timed: importing the CLI, importing the MCP edge
    (the SDK and our tools), opening the tree (of it: the inotify watch or watcher thread,
-   cache load, walk, parse, index build, cache save, bots), discovering the tool specs,
+   cache load, walk, parse, index build, cache save, bots; when a forked child walked
+   while the cache was decoded, "walk forked: True" and the walk is the wait for what was
+   left of the child's walk plus the compare of its marks), discovering the tool specs,
    building the SDK server (tool and schema objects), then, through an in-process SDK client
    (no pipe), `tools/list` (output schemas) and the first `list_tasks`. `--cold` deletes
    the tree's `.tasks-index/` first. `--cprofile N` runs the steps once more under
@@ -158,7 +160,8 @@ def profile_steps(root: Path, steps: Steps) -> None:
     for name in STATS:
         steps.seconds[f"  {name}"] = getattr(stats, name, 0.0)
     files = (getattr(stats, "files_read", "?"), getattr(stats, "files_cached", "?"))
-    print(f"files parsed {files[0]}, taken from the cache {files[1]}")
+    forked: object = getattr(stats, "walk_forked", "?")  # "?": code from before the field
+    print(f"files parsed {files[0]}, taken from the cache {files[1]}, walk forked: {forked}")
     with steps.timed("build the SDK server (tools, schemas)"):
         server = edge.TasksServer("tasks-server", toolset)
     import anyio  # noqa: PLC0415

@@ -78,6 +78,7 @@ __all__ = [
     "read_lines",
     "save",
     "save_facts",
+    "stored_bytes",
 ]
 
 VERSION = 6  # 6: bodies packed by zstd; 5: JSON Lines, bodies deflated; 4: a result keeps
@@ -286,6 +287,15 @@ def load_tagged(root: Path) -> tuple[dict[str, FileResult], str]:
             return _read(_lines(fd), root)
     finally:
         os.close(fd)
+
+
+def stored_bytes(root: Path) -> int:
+    """The size of `root`'s cache file (0 for none): how long its decoding will take, told
+    before it is decoded (`storage.forked_walk`); one stat, nothing checked."""
+    try:
+        return os.stat(root / CACHE_FILE).st_size
+    except OSError:
+        return 0
 
 
 def save_facts(root: Path, token: str, facts: bytes) -> None:

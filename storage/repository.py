@@ -2,8 +2,9 @@
 
 Reading: every `*.md` below the root, except in hidden folders and paths matched by the
 root's `.tasksignore` (one glob a line; `dir/` matches a folder; `scope.py`), walked once
-and read only where a known result is stale (`walk.py`). One bad file never stops a load:
-it becomes a `Problem` beside the tasks.
+and read only where a known result is stale (`walk.py`; a big warm start's walk runs in a
+forked child while the cache is decoded: `walking_ahead`, `forked_walk.py`). One bad file
+never stops a load: it becomes a `Problem` beside the tasks.
 
 Writing: new tasks go to `<root>/<project>/tasks/<id>-<slug>.md` (or `<root>/inbox/`,
 `naming.py`); an existing task is updated in place, changing only the lines of the keys
@@ -44,6 +45,8 @@ from storage.files import (
     replace_checked,
     stamp_of,
 )
+from storage.forked_walk import survey_ahead, walk_ahead
+from storage.forking import Child
 from storage.journal import INDEX_FOLDER, Journal, JournalWrite, is_journal_temp
 from storage.model import Task
 from storage.naming import FILE_STEM_CHARS, new_id, new_task_path, slugify
@@ -137,23 +140,35 @@ class TaskRepository:
         result = read_task_file(relative, str(path), self.max_bytes)
         return result if result is not None else dangling_result(self.root, relative)
 
-    def survey(self, known: Mapping[str, FileResult]) -> Survey:
+    def walking_ahead(self, cache_bytes: int) -> contextlib.AbstractContextManager[Child | None]:
+        """A child walking the tree while the block decodes a cache of `cache_bytes`, for
+        `read_tree`; None where that would not pay (`forked_walk.walk_ahead`)."""
+        return walk_ahead(self._root_str, self.scope.ignored, cache_bytes)
+
+    def survey(self, known: Mapping[str, FileResult], ahead: Child | None = None) -> Survey:
         """Walk the tree and stat each file against `known` results (from the cache, or the
-        table): which are still current and which must be read (`walk.survey_of`)."""
+        table): which are still current and which must be read (`walk.survey_of`); from
+        the walk of the child `ahead` when it has one (`forked_walk`), the same survey."""
         first = [self.scope.ignore_problem] if self.scope.ignore_problem else []
-        return survey_of(self._walk(), known, first + self.conflict_notes())
+        first += self.conflict_notes()
+        forked = survey_ahead(ahead, known, first, self._sweep_stray) if ahead else None
+        return forked if forked is not None else survey_of(self._walk(), known, first)
 
     def read_stale(self, survey: Survey) -> list[FileResult]:
         """Every file of a survey, in walk order: read when stale, as known when current."""
         return read_stale(survey, self.read, self._root_str, self.max_bytes)
 
-    def read_tree(self, cached: Mapping[str, FileResult] | None = None) -> TreeRead:
-        """Read the whole tree: one walk, then every file the walk could not take from
-        `cached` (from `storage.cache.load`: a file whose stamp is unchanged is not re-read).
-        The one way storage reads a tree; the cyclic GC is paused for it."""
+    def read_tree(
+        self, cached: Mapping[str, FileResult] | None = None, ahead: Child | None = None
+    ) -> TreeRead:
+        """Read the whole tree: one walk (the child's `ahead`, when there is one: then
+        `walk_seconds` is what was left of it, waited for, and the compare), then every
+        file the walk could not take from `cached` (from `storage.cache.load`: a file whose
+        stamp is unchanged is not re-read). The one way storage reads a tree; the cyclic
+        GC is paused for it."""
         with gc_paused():
             started = time.perf_counter()
-            survey = self.survey(cached or {})
+            survey = self.survey(cached or {}, ahead)
             walked = time.perf_counter()
             results = self.read_stale(survey)
             table = FileTable.of(results)

@@ -5,14 +5,15 @@ following folder links; a folder it may not enter and a name that is not UTF-8 a
 reported, not skipped silently. A survey stats each listed file against known results (from
 the cache, or the table) and keeps those whose stamp still matches: only the rest are read.
 Temporary files met on the way are handed to a sweep (the repository's: it knows which
-writers are alive).
+writers are alive). A big tree's warm walk may run in a forked child while the cache is
+decoded (`forked_walk.py`): the same survey, from the child's marks.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -22,7 +23,19 @@ from storage.reading import problem_result, read_task_file
 from storage.table import FileResult, FileTable, ProblemKind, mark_of_stat
 from storage.temps import is_temp_name
 
-__all__ = ["Listed", "Skipped", "Survey", "TreeRead", "is_utf8", "read_stale", "survey_of", "walk"]
+__all__ = [
+    "Ignored",
+    "Listed",
+    "Skipped",
+    "Survey",
+    "Sweep",
+    "TreeRead",
+    "is_utf8",
+    "read_stale",
+    "skipped_result",
+    "survey_of",
+    "walk",
+]
 
 
 class Skipped(NamedTuple):
@@ -48,6 +61,7 @@ class Survey:
     found: list[FileResult | str]
     stale: list[str]  # the paths in `found`
     links: frozenset[str] = frozenset()  # symlinked files: always read, never trusted
+    forked: bool = field(default=False, compare=False)  # walked by a child (`forked_walk`)
 
     @property
     def current(self) -> int:
@@ -123,7 +137,7 @@ def survey_of(
     links: set[str] = set()
     for relative, entry in listed:
         if isinstance(entry, Skipped):
-            found.append(_skipped(relative, entry))
+            found.append(skipped_result(relative, entry))
             continue
         result = known.get(relative)
         if entry.is_symlink():
@@ -175,7 +189,7 @@ def is_utf8(name: str) -> bool:
 _NOT_UTF8_NAME = Skipped("not_utf8", "the name is not UTF-8: skipped (rename it to serve it)")
 
 
-def _skipped(relative: str, skipped: Skipped) -> FileResult:
+def skipped_result(relative: str, skipped: Skipped) -> FileResult:
     """A path the walk could not use, as a load problem under a printable name (bytes that
     are not UTF-8 shown as `\\xff`)."""
     shown = os.fsencode(relative).decode("utf-8", "backslashreplace")

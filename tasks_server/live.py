@@ -66,13 +66,16 @@ class StartStats:
     from the warm-start cache."""
 
     cache_load: float
-    walk: float  # listing folders and statting files
+    walk: float  # listing folders and statting files; with a forked walk (big warm trees,
+    # `storage.forked_walk`), what was left of the child's walk once the cache was decoded,
+    # waited for, and the compare of its marks with the cache's
     parse: float  # reading and parsing the files the cache could not answer; the file table
     index: float
     cache_save: float  # zero when the cache was already current
     files_read: int
     files_cached: int
     facts_taken: bool = False  # the index's records came from the facts saved with the cache
+    walk_forked: bool = False  # a child walked while the cache was decoded (see `walk`)
 
     @property
     def seconds(self) -> float:
@@ -124,15 +127,17 @@ def load_tree(repository: TaskRepository, *, use_cache: bool, save_later: bool =
     """The one way a tree is loaded. Warm (`use_cache`): the cache answers the files whose
     stamp is unchanged, the others are read, and the cache is saved if it changed; when no
     file changed, the index takes the records saved beside the cache (`graph._facts`), and
-    saves them when there were none that fit. Cold:
+    saves them when there were none that fit. A big tree's warm walk runs in a forked
+    child while the cache is decoded (`TaskRepository.walking_ahead`). Cold:
     every file is read and no cache is touched (an installed example; the admin rebuild).
     `save_later` leaves the cache write in `Loaded.save` (`tasks_server.later_save`)."""
     laps = [time.perf_counter()]
     root = repository.root
-    with gc_paused(), ids_pooled():
+    hint = cache.stored_bytes(root) if use_cache else 0
+    with gc_paused(), ids_pooled(), repository.walking_ahead(hint) as ahead:
         cached, token = cache.load_tagged(root) if use_cache else ({}, "")
         laps.append(time.perf_counter())
-        read = repository.read_tree(cached)
+        read = repository.read_tree(cached, ahead)
         unchanged = _all_as_cached(cached, read.survey)
         saved = cache.load_facts(root, token) if unchanged else None
         index = TaskIndex.build(read.table.tasks(), saved)
@@ -162,6 +167,7 @@ def load_tree(repository: TaskRepository, *, use_cache: bool, save_later: bool =
         len(survey.stale),
         survey.current,
         index.restored,
+        survey.forked,
     )
     return Loaded(read.table, index, stats, survey.links, save)
 
