@@ -1,5 +1,5 @@
 """A forked child that writes its answer to a file in memory: whether to make one, made,
-waited for, or stopped.
+waited for, read as it writes, or stopped.
 
 The child writes to a file with no name (`os.memfd_create`; elsewhere an unlinked
 temporary file), never to a pipe: a pipe holds 64 KB, and a child writing more would
@@ -21,7 +21,7 @@ import os
 import signal
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import BinaryIO, NoReturn
 
 __all__ = ["Child", "fork_writing", "may_fork", "memory_file"]
@@ -68,6 +68,7 @@ class Child:
     def __init__(self, pid: int, fd: int) -> None:
         self.pid: int | None = pid  # None once reaped
         self.fd = fd  # -1 once closed
+        self.succeeded: bool | None = None  # once reaped: whether it exited with 0
 
     def __enter__(self) -> Child:
         return self
@@ -78,17 +79,41 @@ class Child:
     def answer(self) -> bytes | None:
         """What the child wrote, once it has exited; None when it failed or was killed.
         The file is closed after (its memory freed now, not at the block's end)."""
-        assert self.pid is not None, "waited for once"
-        _, status = os.waitpid(self.pid, 0)
-        self.pid = None
         try:
-            if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+            if not self._reaped():
                 return None
             os.lseek(self.fd, 0, os.SEEK_SET)  # the child's writes moved the offset both share
             with open(self.fd, "rb", closefd=False) as stream:
                 return stream.read()
         finally:
             self.stop()
+
+    def lines(self) -> Iterator[bytes]:
+        """Each whole line the child has written so far, as it comes, waiting for the child
+        only when no whole line is left; then what it wrote before exiting (a last line cut
+        short comes without its newline). Once this is exhausted, `succeeded` says whether
+        the child exited well; a caller that stops early leaves the child to `stop`."""
+        offset, pending = 0, b""
+        while True:
+            chunk = os.pread(self.fd, 1 << 20, offset)
+            if chunk:
+                offset += len(chunk)
+                *whole, pending = (pending + chunk).split(b"\n")
+                yield from (line + b"\n" for line in whole)
+            elif self.pid is None:
+                break
+            else:
+                self._reaped()
+        if pending:
+            yield pending
+
+    def _reaped(self) -> bool:
+        """Wait for the child to exit; whether it exited with 0."""
+        assert self.pid is not None, "waited for once"
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = None
+        self.succeeded = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        return self.succeeded
 
     def stop(self) -> None:
         """Kill and reap the child if it was not waited for; close the file."""
