@@ -65,6 +65,7 @@ from storage.table import MARK_BYTES, FileResult
 __all__ = [
     "CACHE_FILE",
     "FACTS_FILE",
+    "LineReader",
     "MAX_CACHE_BYTES",
     "VERSION",
     "dumps",
@@ -212,27 +213,64 @@ def _rows(line: bytes) -> list[FileResult] | None:
     return _as_parsed(rows)
 
 
+class LineReader:
+    """A cache's lines taken one at a time, as they come (a child's, `storage.forked_read`):
+    the files by path so far, or nothing at all once a line is not whole rows, or the
+    header does not name this version and root."""
+
+    def __init__(self, root: Path) -> None:
+        self.found: dict[str, FileResult] = {}
+        self.token = ""
+        self.broken = False
+        self._root = str(root)
+        self.has_header = False  # the first line taken
+
+    def take(self, line: bytes) -> None:
+        """Read one more line (nothing once broken)."""
+        if self.broken:
+            return
+        if not self.has_header:
+            self.has_header = True
+            self._take_header(line)
+            return
+        rows = _rows(line) if line.endswith(b"\n") else None  # cut short, or over the cap
+        if rows is None:
+            self._break()
+        else:
+            self.found.update((result.path, result) for result in rows)
+
+    def _take_header(self, line: bytes) -> None:
+        try:
+            header = _HEADER.decode(line)
+        except msgspec.DecodeError:
+            self._break()
+            return
+        if header.version != VERSION or header.root != self._root:
+            self._break()
+        self.token = header.token
+
+    def _break(self) -> None:
+        self.broken = True
+        self.found = {}
+        self.token = ""
+
+
 def _read(lines: Iterator[bytes], root: Path) -> tuple[dict[str, FileResult], str]:
     """The cached files by path from the cache's lines, and the cache's token; nothing
     unless every line is whole and the header names this version and `root`."""
-    try:
-        header = _HEADER.decode(next(lines, b""))
-    except msgspec.DecodeError:
-        return {}, ""
-    if header.version != VERSION or header.root != str(root):
-        return {}, ""
-    found: dict[str, FileResult] = {}
+    reader = LineReader(root)
     for line in lines:
-        rows = _rows(line) if line.endswith(b"\n") else None  # cut short, or over the cap
-        if rows is None:
-            return {}, ""
-        found.update((result.path, result) for result in rows)
-    return found, header.token
+        reader.take(line)
+        if reader.broken:
+            break
+    if not reader.has_header:  # no line at all
+        return {}, ""
+    return reader.found, reader.token
 
 
 def read_lines(lines: Iterator[bytes], root: Path) -> dict[str, FileResult]:
-    """The files by path from a cache's lines (`frames`) as they come: a child's reads
-    (`storage.forked_read`); empty unless every line is whole."""
+    """The files by path from a cache's lines (`frames`) as they come; empty unless every
+    line is whole."""
     return _read(lines, root)[0]
 
 

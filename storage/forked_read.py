@@ -13,6 +13,12 @@ whole line as soon as its own half is read, while the child finishes the last on
 when a core is free now (`forking.may_fork`): on a busy machine the child would only take
 turns.
 
+Neither waits for the other while there is work left: this process decodes the child's
+whole lines between its own files, and once its half is read it takes the child's paths
+from the end while the child takes them from the start, until they meet (`_Split`, two
+numbers in memory both processes share: where the child must stop, how far it got). At
+the meeting point both may read the same file; this process's result is kept.
+
 The results are the same as one process reading every file: whatever the child does not
 send (a result the cache cannot hold exactly, a file gone since the walk, or everything
 when the child fails or the lines do not decode), this process reads itself. Without
@@ -23,7 +29,9 @@ process may inherit a lock some other thread held), it reads every file itself.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+import mmap
+import struct
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import BinaryIO
@@ -38,10 +46,39 @@ FORK_AT = 4_000
 """Files to read from which a second process pays for its fork and the lines' decoding."""
 
 CHILD_ROWS = 256
-"""Results a line of the child's: a quarter of a cache line, so that little is left to
-decode once the child is done."""
+"""Results a line of the child's, and how many files this process reads between two looks
+at the child's lines."""
 
 ReadOne = Callable[[str], FileResult | None]
+
+
+class _Split:
+    """Two numbers in memory a forked child shares with this process: the child reads its
+    paths in order while their index is under `stop`, and says before each how far it got
+    (`started`); this process lowers `stop` to take paths from the end. Each number is
+    written by one side only; a path both sides claim at the same moment is read twice,
+    never left out (the child writes `started` before reading its path, and stops only
+    at an index this process claimed)."""
+
+    def __init__(self, count: int) -> None:
+        self._memory = mmap.mmap(-1, 16)  # shared with a child forked later
+        self.stop, self.started = count, 0
+
+    @property
+    def stop(self) -> int:
+        return int(struct.unpack_from("q", self._memory, 0)[0])
+
+    @stop.setter
+    def stop(self, value: int) -> None:
+        struct.pack_into("q", self._memory, 0, value)
+
+    @property
+    def started(self) -> int:
+        return int(struct.unpack_from("q", self._memory, 8)[0])
+
+    @started.setter
+    def started(self, value: int) -> None:
+        struct.pack_into("q", self._memory, 8, value)
 
 
 def read_all(paths: Sequence[str], read_one: ReadOne, root: Path) -> dict[str, FileResult | None]:
@@ -59,28 +96,67 @@ def read_forked(
     interrupt included)."""
     half = len(paths) // 2
     theirs = paths[half:]
-    child = fork_writing(partial(_send, theirs, read_one, root))
+    split = _Split(len(theirs))
+    child = fork_writing(partial(_send, theirs, read_one, root, split))
     with child if child is not None else contextlib.nullcontext():
-        got: dict[str, FileResult | None] = {path: read_one(path) for path in paths[:half]}
-        if child is not None:
-            got.update(_collect(child, root))
+        if child is None:
+            return {path: read_one(path) for path in paths}
+        reader = cache.LineReader(root)
+        got = _read_beside(paths[:half], read_one, child, reader)
+        got.update(_take_back(theirs, read_one, split))
+        for line in child.lines():
+            reader.take(line)
+        sent = reader.found if child.succeeded else {}
     for path in theirs:
         if path not in got:
-            got[path] = read_one(path)
+            got[path] = sent[path] if path in sent else read_one(path)
     return got
 
 
-def _send(paths: Sequence[str], read_one: ReadOne, root: Path, out: BinaryIO) -> None:
-    """The child's work: read and parse `paths`, and write their results to `out` as cache
-    lines, each whole as soon as its rows are read."""
-    results = (result for path in paths if (result := read_one(path)) is not None)
-    for line in cache.frames(root, results, rows_a_line=CHILD_ROWS):
+def _read_beside(
+    paths: Sequence[str], read_one: ReadOne, child: Child, reader: cache.LineReader
+) -> dict[str, FileResult | None]:
+    """Read `paths`, decoding the child's whole lines every `CHILD_ROWS` files."""
+    got: dict[str, FileResult | None] = {}
+    for n, path in enumerate(paths, 1):
+        got[path] = read_one(path)
+        if n % CHILD_ROWS == 0:
+            for line in child.lines(wait=False):
+                reader.take(line)
+    return got
+
+
+def _take_back(
+    paths: Sequence[str], read_one: ReadOne, split: _Split
+) -> dict[str, FileResult | None]:
+    """The child's paths read here from the end, each claimed first, until the child
+    has started the one claimed."""
+    got: dict[str, FileResult | None] = {}
+    for index in range(len(paths) - 1, -1, -1):
+        split.stop = index
+        if split.started > index:
+            break
+        got[paths[index]] = read_one(paths[index])
+    return got
+
+
+def _send(
+    paths: Sequence[str], read_one: ReadOne, root: Path, split: _Split, out: BinaryIO
+) -> None:
+    """The child's work: read and parse its paths in order until the one this process
+    claimed, and write their results to `out` as cache lines, each whole as soon as its
+    rows are read."""
+    for line in cache.frames(root, _claimed(paths, read_one, split), rows_a_line=CHILD_ROWS):
         out.write(line)
         out.flush()
 
 
-def _collect(child: Child, root: Path) -> dict[str, FileResult]:
-    """The results the child sent, decoded as its lines come; none when it failed, or when
-    a line did not decode (the reader stops there, and the child is ended)."""
-    found = cache.read_lines(child.lines(), root)
-    return found if child.succeeded else {}
+def _claimed(paths: Sequence[str], read_one: ReadOne, split: _Split) -> Iterator[FileResult]:
+    """Each result of `paths`, in order, while this process has not claimed the path."""
+    for index, path in enumerate(paths):
+        if index >= split.stop:
+            return
+        split.started = index + 1
+        result = read_one(path)
+        if result is not None:
+            yield result

@@ -69,6 +69,8 @@ class Child:
         self.pid: int | None = pid  # None once reaped
         self.fd = fd  # -1 once closed
         self.succeeded: bool | None = None  # once reaped: whether it exited with 0
+        self._offset = 0  # how much of the file `lines` has read
+        self._pending = b""  # the start of a line not yet whole
 
     def __enter__(self) -> Child:
         return self
@@ -88,24 +90,27 @@ class Child:
         finally:
             self.stop()
 
-    def lines(self) -> Iterator[bytes]:
-        """Each whole line the child has written so far, as it comes, waiting for the child
-        only when no whole line is left; then what it wrote before exiting (a last line cut
-        short comes without its newline). Once this is exhausted, `succeeded` says whether
-        the child exited well; a caller that stops early leaves the child to `stop`."""
-        offset, pending = 0, b""
+    def lines(self, *, wait: bool = True) -> Iterator[bytes]:
+        """Each whole line the child has written and no earlier call gave, as it comes. With
+        `wait`, once no whole line is left, the child is waited for and the rest read
+        (`succeeded` then says whether it exited well; a last line cut short comes without
+        its newline); without, only what is whole now. A caller that stops early leaves the
+        child to `stop`."""
         while True:
-            chunk = os.pread(self.fd, 1 << 20, offset)
+            chunk = os.pread(self.fd, 1 << 20, self._offset)
             if chunk:
-                offset += len(chunk)
-                *whole, pending = (pending + chunk).split(b"\n")
+                self._offset += len(chunk)
+                *whole, self._pending = (self._pending + chunk).split(b"\n")
                 yield from (line + b"\n" for line in whole)
             elif self.pid is None:
                 break
+            elif not wait:
+                return
             else:
                 self._reaped()
-        if pending:
-            yield pending
+        if self._pending:
+            rest, self._pending = self._pending, b""
+            yield rest
 
     def _reaped(self) -> bool:
         """Wait for the child to exit; whether it exited with 0."""

@@ -4,7 +4,7 @@ reading them all, in the same walk order, whatever the child sends back or fails
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -117,33 +117,83 @@ def test_a_read_interrupted_here_leaves_no_child_behind(tmp_path: Path) -> None:
     assert children() == before  # killed and reaped: not even a zombie
 
 
-def read_here(root: Path, seen: list[str]) -> Callable[[str], FileResult | None]:
+def read_here(
+    root: Path, seen: list[str], hold: Callable[[str], None] = lambda _: None
+) -> Callable[[str], FileResult | None]:
     """`reader(root)` that notes each path it reads in this process (the child's notes
-    stay in the child's copy of `seen`)."""
-    read_one = reader(root)
+    stay in the child's copy of `seen`), calling `hold(path)` first in either process."""
+    read_one, parent = reader(root), os.getpid()
 
     def noted(relative: str) -> FileResult | None:
-        seen.append(relative)
+        hold(relative)
+        if os.getpid() == parent:
+            seen.append(relative)
         return read_one(relative)
 
     return noted
 
 
-def test_the_childs_half_comes_back_from_the_child_not_read_again(tmp_path: Path) -> None:
+@pytest.fixture
+def pipe() -> Iterator[tuple[int, int]]:
+    """A pipe (read end, write end) both processes hold, closed after the test."""
+    ends = os.pipe()
+    yield ends
+    for end in ends:
+        os.close(end)
+
+
+def child_first(paths: list[str], pipe: tuple[int, int]) -> Callable[[str], None]:
+    """A `hold` under which this process reads its last own path only once the child has
+    read all of its own: nothing is left for this process to take back."""
+    half, (done_r, done_w), parent = len(paths) // 2, pipe, os.getpid()
+
+    def hold(relative: str) -> None:
+        if relative == paths[half - 1] and os.getpid() == parent:
+            os.read(done_r, 1)
+        elif relative == paths[-1]:
+            os.write(done_w, b".")
+
+    return hold
+
+
+def test_the_childs_half_comes_back_from_the_child_not_read_again(
+    tmp_path: Path, pipe: tuple[int, int]
+) -> None:
     generate_tree(tmp_path, 200, seed=8)
     paths, seen = paths_of(tmp_path), list[str]()
-    forked = read_forked(paths, read_here(tmp_path, seen), tmp_path)
+    forked = read_forked(paths, read_here(tmp_path, seen, child_first(paths, pipe)), tmp_path)
     assert seen == paths[: len(paths) // 2]
     assert forked == {p: reader(tmp_path)(p) for p in paths}
 
 
+def test_a_slow_child_leaves_this_process_its_paths_from_the_end(
+    tmp_path: Path, pipe: tuple[int, int]
+) -> None:
+    """The child holds at its first path until this process has taken back every other
+    one of its paths: this process reads them from the end, and stops at the child's."""
+    generate_tree(tmp_path, 120, seed=13)
+    paths, seen = paths_of(tmp_path), list[str]()
+    theirs = paths[len(paths) // 2 :]
+    (go_r, go_w), parent = pipe, os.getpid()
+
+    def hold(relative: str) -> None:
+        if relative == theirs[0] and os.getpid() != parent:
+            os.read(go_r, 1)  # the child waits here
+        elif relative == theirs[1] and os.getpid() == parent:
+            os.write(go_w, b".")  # the last path this process takes back
+
+    forked = read_forked(paths, read_here(tmp_path, seen, hold), tmp_path)
+    assert seen == paths[: len(paths) // 2] + theirs[:0:-1]
+    assert forked == {p: reader(tmp_path)(p) for p in paths}
+
+
 def test_without_memory_files_the_child_writes_to_a_temporary_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pipe: tuple[int, int]
 ) -> None:
     monkeypatch.delattr(os, "memfd_create", raising=False)
     generate_tree(tmp_path, 120, seed=9)
     paths, seen = paths_of(tmp_path), list[str]()
-    forked = read_forked(paths, read_here(tmp_path, seen), tmp_path)
+    forked = read_forked(paths, read_here(tmp_path, seen, child_first(paths, pipe)), tmp_path)
     assert seen == paths[: len(paths) // 2]
     assert forked == {p: reader(tmp_path)(p) for p in paths}
 
