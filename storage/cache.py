@@ -65,9 +65,9 @@ from storage.table import MARK_BYTES, FileResult
 __all__ = [
     "CACHE_FILE",
     "FACTS_FILE",
-    "LineReader",
     "MAX_CACHE_BYTES",
     "VERSION",
+    "LineReader",
     "dumps",
     "frames",
     "is_storable",
