@@ -1,6 +1,6 @@
 """The config of the graph's result models: frozen, closed, and built at their first use
 (pydantic's `defer_build`), so a server start builds none its first answer does not
-return (docs/performance.md, "Where a start's time goes")."""
+return (docs/performance.md, "Start")."""
 
 from __future__ import annotations
 

@@ -98,7 +98,7 @@ Body = Annotated[str, Field(max_length=MAX_FILE_BYTES)]
 class Input(BaseModel):
     """A tool's arguments. Like every model of a tool (`Envelope`, `Part`), built at its
     first use (pydantic's `defer_build`): a start builds none its first answer does not
-    use (docs/performance.md, "Where a start's time goes")."""
+    use (docs/performance.md, "Start")."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 

@@ -59,7 +59,7 @@ def _started(args: argparse.Namespace) -> TasksServer:
     """The server `serve` runs, built with the cyclic GC paused, then everything it holds
     frozen out of the collector's view: a start makes almost no garbage (under 0.5 MB, from
     the imports), and the collections it would trigger scan every module, class and schema
-    loaded so far (docs/performance.md, "Where a start's time goes")."""
+    loaded so far (docs/performance.md, "Start")."""
     with gc_paused():
         server = create_server(args.root, bot=args.bot, **_options(args))
         server.context.set_clock(args.now)

@@ -2,7 +2,7 @@
 
 A tool's two published schemas (`edge.schemas`) cost its models' pydantic core schemas and
 JSON Schemas: for the 32 tools a default session lists, more than a third of what a start
-spends past the SDK's own import (docs/performance.md, "Where a start's time goes"). They
+spends past the SDK's own import (docs/performance.md, "Start"). They
 follow from the code alone (our three packages, pydantic, Python), so they are written once,
 with the shared arguments' schemas the session's instructions give, to
 `tasks_server/__pycache__/tool-schemas.<fingerprint>.json`, and read back at the next
