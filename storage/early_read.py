@@ -18,8 +18,6 @@ stops it, whatever it had done.
 
 from __future__ import annotations
 
-import signal
-import sys
 from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
@@ -27,7 +25,6 @@ from typing import BinaryIO
 
 from storage import cache
 from storage.forking import Child, fork_writing, may_fork
-from storage.libc import libc
 from storage.reading import read_task_file
 from storage.scope import TaskScope
 from storage.table import FileResult
@@ -88,7 +85,6 @@ def wait(root: Path) -> bool:
 
 def _read_all(root: Path, max_bytes: int, exclude: tuple[str, ...], out: BinaryIO) -> None:
     """The child's work: every task file's result, as cache lines, each line flushed."""
-    _end_with_parent()
     results = _results(str(root), TaskScope(root, exclude, max_bytes), max_bytes)
     for line in cache.frames(root, results, rows_a_line=LINE_ROWS):
         out.write(line)
@@ -104,18 +100,6 @@ def _results(root: str, scope: TaskScope, max_bytes: int) -> Iterator[FileResult
         result = read_task_file(relative, f"{root}/{relative}", max_bytes)
         if result is not None:
             yield result
-
-
-PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
-
-
-def _end_with_parent() -> None:
-    """Have the kernel kill this child if the server ends before taking its lines (a bad
-    bot config, say): a tree of a million files would otherwise be read for nothing.
-    Linux only; elsewhere the child reads on to its end, and exits."""
-    found = libc()
-    if found is not None and sys.platform == "linux":
-        found.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _sweep_nothing(_relative: str, _name: str) -> None:
