@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import mmap
-import struct
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
@@ -62,23 +61,24 @@ class _Split:
 
     def __init__(self, count: int) -> None:
         self._memory = mmap.mmap(-1, 16)  # shared with a child forked later
+        self._cells = memoryview(self._memory).cast("q")
         self.stop, self.started = count, 0
 
     @property
     def stop(self) -> int:
-        return int(struct.unpack_from("q", self._memory, 0)[0])
+        return self._cells[0]
 
     @stop.setter
     def stop(self, value: int) -> None:
-        struct.pack_into("q", self._memory, 0, value)
+        self._cells[0] = value
 
     @property
     def started(self) -> int:
-        return int(struct.unpack_from("q", self._memory, 8)[0])
+        return self._cells[1]
 
     @started.setter
     def started(self, value: int) -> None:
-        struct.pack_into("q", self._memory, 8, value)
+        self._cells[1] = value
 
 
 def read_all(paths: Sequence[str], read_one: ReadOne, root: Path) -> dict[str, FileResult | None]:

@@ -156,14 +156,22 @@ def child_first(paths: list[str], pipe: tuple[int, int]) -> Callable[[str], None
     return hold
 
 
+def assert_the_child_sends_its_half(
+    root: Path, pipe: tuple[int, int], size: int, seed: int
+) -> None:
+    """On a generated tree, this process reads only its own half (the child reads all of
+    its own first), and the results are a serial read's."""
+    generate_tree(root, size, seed=seed)
+    paths, seen = paths_of(root), list[str]()
+    forked = read_forked(paths, read_here(root, seen, child_first(paths, pipe)), root)
+    assert seen == paths[: len(paths) // 2]
+    assert forked == {p: reader(root)(p) for p in paths}
+
+
 def test_the_childs_half_comes_back_from_the_child_not_read_again(
     tmp_path: Path, pipe: tuple[int, int]
 ) -> None:
-    generate_tree(tmp_path, 200, seed=8)
-    paths, seen = paths_of(tmp_path), list[str]()
-    forked = read_forked(paths, read_here(tmp_path, seen, child_first(paths, pipe)), tmp_path)
-    assert seen == paths[: len(paths) // 2]
-    assert forked == {p: reader(tmp_path)(p) for p in paths}
+    assert_the_child_sends_its_half(tmp_path, pipe, 200, seed=8)
 
 
 def test_a_slow_child_leaves_this_process_its_paths_from_the_end(
@@ -191,11 +199,7 @@ def test_without_memory_files_the_child_writes_to_a_temporary_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pipe: tuple[int, int]
 ) -> None:
     monkeypatch.delattr(os, "memfd_create", raising=False)
-    generate_tree(tmp_path, 120, seed=9)
-    paths, seen = paths_of(tmp_path), list[str]()
-    forked = read_forked(paths, read_here(tmp_path, seen, child_first(paths, pipe)), tmp_path)
-    assert seen == paths[: len(paths) // 2]
-    assert forked == {p: reader(tmp_path)(p) for p in paths}
+    assert_the_child_sends_its_half(tmp_path, pipe, 120, seed=9)
 
 
 def test_a_child_sending_many_short_lines_gives_every_result(
