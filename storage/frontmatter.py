@@ -19,6 +19,13 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+# Loaded here, with this module, on the thread that imports it (every entry point's main
+# thread), never lazily on a worker. yaml_rs 0.1.6 is built with mimalloc, which takes the
+# thread that loads it for the process's main thread: once that thread ends, the next parse
+# on any other thread segfaults. A warm start parses no file, so its first parse was a
+# re-read on an anyio worker thread, and the worker threads expire after 10 s idle.
+import yaml_rs
+
 from storage.errors import NotATask, ParseError
 from storage.nesting import check_indicators, check_nesting
 
@@ -82,8 +89,6 @@ def _find_closing(rest: str, start: int) -> re.Match[str] | None:
 @cache
 def _alias_limits() -> Any:
     """How far the YAML library replays aliases (a billion laughs stops here)."""
-    import yaml_rs  # noqa: PLC0415 - see parse_front
-
     return yaml_rs.AliasLimits(max_total_replayed_events=10_000, max_replay_stack_depth=16)
 
 
@@ -94,8 +99,6 @@ def parse_front(parts: Parts, path: str = "") -> dict[str, Any]:
         line = parts.front.count("\n", 0, parts.front.index("\x00")) + 2
         raise ParseError(path, f"a NUL character in the frontmatter (line {line})")
     check_indicators(parts.front, path)
-    import yaml_rs  # noqa: PLC0415 - at the first file parsed: a start its cache answers parses none
-
     try:
         data = yaml_rs.loads(parts.front, parse_datetime=False, alias_limits=_alias_limits())
     except yaml_rs.YAMLDecodeError as exc:

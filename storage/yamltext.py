@@ -24,6 +24,8 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 
+import yaml_rs  # loaded with the module, on the importing thread: see storage/frontmatter.py
+
 from storage.errors import StorageError
 
 __all__ = [
@@ -206,8 +208,6 @@ def _key_of(found: re.Match[str]) -> str:
         return plain
     if single is not None:
         return single.replace("''", "'")
-    import yaml_rs  # noqa: PLC0415 - a quoted key's escapes, not a start's
-
     try:
         key = yaml_rs.loads(f'"{double}"')
     except yaml_rs.YAMLDecodeError:
