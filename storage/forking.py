@@ -112,6 +112,11 @@ class Child:
             rest, self._pending = self._pending, b""
             yield rest
 
+    def wait(self) -> bool:
+        """Wait for the child to exit (once); whether it exited with 0. What it wrote stays
+        to be read (`lines`)."""
+        return self._reaped()
+
     def _reaped(self) -> bool:
         """Wait for the child to exit; whether it exited with 0."""
         assert self.pid is not None, "waited for once"

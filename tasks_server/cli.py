@@ -274,6 +274,10 @@ def _add_import_export(sub: Any) -> None:
 
 
 def _run_serve(args: argparse.Namespace) -> int:
+    from storage import early_read  # noqa: PLC0415 - only `serve` reads a tree this early
+    from storage.repository import MAX_FILE_BYTES  # noqa: PLC0415
+
+    early_read.begin(args.root, MAX_FILE_BYTES)  # a cold tree read while the SDK imports
     with gc_paused():  # the imports leave almost no garbage; run_serve freezes what they made
         from tasks_server.edge.commands import run_serve  # noqa: PLC0415 - see above
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graph.index import TaskIndex
-from storage import cache
+from storage import cache, early_read
 from storage.bulk import gc_paused, give_back_free_memory
 from storage.feed import ChangeFeed
 from storage.model import ids_pooled
@@ -136,6 +136,9 @@ def load_tree(repository: TaskRepository, *, use_cache: bool, save_later: bool =
     hint = cache.stored_bytes(root) if use_cache else 0
     with gc_paused(), ids_pooled(), repository.walking_ahead(hint) as ahead:
         cached, token = cache.load_tagged(root) if use_cache else ({}, "")
+        read_early = early_read.take(root, repository.max_bytes)  # the child stopped either way
+        if use_cache and not cached:
+            cached = read_early  # checked file by file by the walk, as a cache is
         laps.append(time.perf_counter())
         read = repository.read_tree(cached, ahead)
         unchanged = _all_as_cached(cached, read.survey)

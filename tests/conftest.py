@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +128,23 @@ def write(root: Path, relative: str, text: str | bytes) -> Path:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture
+def early_tree(tmp_path: Path) -> Iterator[Path]:
+    """A generated tree with a bad file, one the cache cannot hold and a link, for a read
+    begun early (`storage.early_read`); afterwards nothing begun is left, no child either."""
+    from bench.generate import generate_tree  # noqa: PLC0415
+    from bench.procs import children  # noqa: PLC0415
+    from storage import early_read  # noqa: PLC0415
+    from storage.repository import MAX_FILE_BYTES  # noqa: PLC0415
+
+    root = tmp_path / "tree"
+    generate_tree(root, 60, seed=21)
+    write(root, "odd/bad-yaml.md", "---\nid: [unclosed\n---\n")
+    write(root, "odd/int-key.md", "---\nid: ik\ntitle: T\nstatus: todo\nx: {1: a}\n---\n")
+    os.symlink(root / "odd" / "bad-yaml.md", root / "odd" / "link.md")
+    before = children()
+    yield root.resolve()
+    early_read.take(root.resolve(), MAX_FILE_BYTES)  # whatever a test left begun
+    assert children() == before  # every child reaped
