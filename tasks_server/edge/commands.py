@@ -13,7 +13,6 @@ from functools import partial
 from typing import Any
 
 import anyio
-from mcp import Client
 
 from storage.bulk import gc_paused
 from storage.errors import StorageError
@@ -30,6 +29,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 async def _call(
     args: argparse.Namespace, tool: str, arguments: dict[str, Any]
 ) -> tuple[bool, dict[str, Any]]:
+    from mcp.client.client import Client  # noqa: PLC0415 - the SDK's client side: `call`'s alone
+
     server = create_server(args.root, watch=False, **_options(args))
     server.context.set_clock(args.now)
     try:

@@ -28,7 +28,7 @@ from tasks_server.edge.sessions import SessionLimits
 from tasks_server.edge.strict_host import StrictHostProtocol
 
 if TYPE_CHECKING:
-    from mcp.server import Server
+    from mcp.server.lowlevel import Server
 
 __all__ = [
     "Bind",

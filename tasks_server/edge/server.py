@@ -20,9 +20,8 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
-from mcp.server import Server
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.subscriptions import ToolsListChanged

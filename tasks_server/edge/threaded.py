@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import uvicorn
-from mcp.server import Server
+from mcp.server.lowlevel import Server
 
 from tasks_server.edge.http import http_app, listen, url_of
 from tasks_server.edge.strict_host import StrictHostProtocol
