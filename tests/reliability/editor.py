@@ -14,9 +14,9 @@ read: in place, it compares them just before truncating, and afterwards makes su
 is in the file (a server that renamed in between has the last word: it saves again). By
 rename, it swaps atomically (`renameat2` exchange) and looks at what it displaced: when
 that is not what it read (a server wrote in between), it makes its own change again on the
-displaced file (a 3-way merge: each frontmatter key it changed, the lines it added) and on
-whatever a server wrote over its swapped-in file meanwhile, and saves that, so no server
-write is lost by the editor. What the servers must do is the rest: never overwrite a save
+displaced file (a 3-way merge: each frontmatter key it changed, for a list the items it
+added and removed, the lines it added) and on whatever a server wrote over its swapped-in
+file meanwhile, and saves that, so no server write is lost by the editor. What the servers must do is the rest: never overwrite a save
 made after their read.
 
 Prints one JSON line: the markers saved and how."""
@@ -58,13 +58,16 @@ def _pieces(data: bytes) -> tuple[dict[str, Any], str]:
 
 def merged(base: bytes, ours: bytes, theirs: bytes) -> bytes:
     """`theirs` with the change from `base` to `ours` made on it: every frontmatter key
-    `ours` changed or removed, and the text `ours` added at the end of the body (the whole
-    body of `ours`, when it is not `base`'s with lines added)."""
+    `ours` changed (a list: the items it added and removed) or removed, and the text `ours`
+    added at the end of the body (the whole body of `ours`, when it is not `base`'s with
+    lines added)."""
     base_front, base_body = _pieces(base)
     our_front, our_body = _pieces(ours)
-    their_body = _pieces(theirs)[1]
+    their_front, their_body = _pieces(theirs)
     changes: dict[str, object] = {
-        key: value for key, value in our_front.items() if base_front.get(key, _MISSING) != value
+        key: _merged_value(base_front.get(key, _MISSING), value, their_front.get(key, _MISSING))
+        for key, value in our_front.items()
+        if base_front.get(key, _MISSING) != value
     }
     changes |= {key: codec.DELETE for key in base_front if key not in our_front}
     body = their_body
@@ -75,6 +78,17 @@ def merged(base: bytes, ours: bytes, theirs: bytes) -> bytes:
         elif added not in their_body:
             body = their_body + added
     return codec.update_text(theirs.decode(), changes, "x.md", body=body).encode()
+
+
+def _merged_value(base: object, ours: object, theirs: object) -> object:
+    """A key both sides may have changed: for lists (tags), `theirs` without the items
+    `ours` removed from `base`, then the items `ours` added; else `ours`. A key-level merge
+    would drop a server's tag that the editor's swap had displaced, when a second server
+    added its own tag on the file the editor had swapped in."""
+    if not (isinstance(base, list) and isinstance(ours, list) and isinstance(theirs, list)):
+        return ours
+    kept = [item for item in theirs if item in ours or item not in base]
+    return kept + [item for item in ours if item not in base and item not in kept]
 
 
 def save_in_place(path: Path, line: str) -> int:

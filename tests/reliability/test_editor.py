@@ -233,3 +233,19 @@ def test_the_editors_merge_makes_only_its_own_change_on_a_servers_write() -> Non
     assert (result.status, result.order, result.tags) == ("done", 2, ("a", "mine"))
     assert result.body == "line 1\neditor-1\n"
     assert merged(base, base, theirs) == theirs
+
+
+def test_the_editors_merge_keeps_a_servers_tag_its_swap_displaced_under_another_servers() -> None:
+    # The editor swapped its save (v0 + a line) in over server 2's write, and server 3,
+    # which had read v0, wrote its tag on the swapped-in file before the editor's repair.
+    front = "---\nid: t2\ntitle: T\ntags: [{}]\n---\n"
+    v0, line = front.format("s1-000").encode(), b"editor-1\n"
+    swapped_in = v0 + line
+    displaced = front.format("s1-000, s2-005").encode()
+    wanted = merged(v0, swapped_in, displaced)
+    now = front.format("s1-000, s3-001").encode() + line
+    repaired = codec.from_bytes(merged(swapped_in, now, wanted), "t2.md")
+    assert repaired.tags == ("s1-000", "s2-005", "s3-001")
+    assert repaired.body == "editor-1\n"
+    removed = codec.from_bytes(merged(v0, front.format("").encode(), displaced), "t2.md")
+    assert removed.tags == ("s2-005",)
