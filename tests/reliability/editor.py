@@ -16,8 +16,8 @@ rename, it swaps atomically (`renameat2` exchange) and looks at what it displace
 that is not what it read (a server wrote in between), it makes its own change again on the
 displaced file (a 3-way merge: each frontmatter key it changed, for a list the items it
 added and removed, the lines it added) and on whatever a server wrote over its swapped-in
-file meanwhile, and saves that, so no server write is lost by the editor. What the servers must do is the rest: never overwrite a save
-made after their read.
+file meanwhile, and saves that, so no server write is lost by the editor. What the
+servers must do is the rest: never overwrite a save made after their read.
 
 Prints one JSON line: the markers saved and how."""
 
