@@ -46,7 +46,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 
@@ -175,6 +175,14 @@ def frames(
         yield _ENCODER.encode(rows) + b"\n"
 
 
+def write_lines(out: BinaryIO, root: Path, results: Iterable[FileResult], rows_a_line: int) -> None:
+    """`frames` written to `out` as they come, each line flushed once whole: a forked
+    child's results, which its parent's `LineReader` takes while the child goes on."""
+    for line in frames(root, results, rows_a_line=rows_a_line):
+        out.write(line)
+        out.flush()
+
+
 def dumps(root: Path, results: Iterable[FileResult]) -> bytes:
     """The cache file's bytes for `root`: every storable result."""
     return b"".join(frames(root, results))
@@ -239,6 +247,13 @@ class LineReader:
         else:
             self.found.update((result.path, result) for result in rows)
 
+    def take_all(self, lines: Iterable[bytes]) -> None:
+        """Read each of `lines` in turn, up to the first that breaks it."""
+        for line in lines:
+            self.take(line)
+            if self.broken:
+                return
+
     def _take_header(self, line: bytes) -> None:
         try:
             header = _HEADER.decode(line)
@@ -259,10 +274,7 @@ def _read(lines: Iterator[bytes], root: Path) -> tuple[dict[str, FileResult], st
     """The cached files by path from the cache's lines, and the cache's token; nothing
     unless every line is whole and the header names this version and `root`."""
     reader = LineReader(root)
-    for line in lines:
-        reader.take(line)
-        if reader.broken:
-            break
+    reader.take_all(lines)
     if not reader.has_header:  # no line at all
         return {}, ""
     return reader.found, reader.token

@@ -71,8 +71,7 @@ def take(root: Path, max_bytes: int) -> dict[str, FileResult]:
     child, limit = begun
     with child:
         reader = cache.LineReader(root)
-        for line in child.lines(wait=False):
-            reader.take(line)
+        reader.take_all(child.lines(wait=False))
     return reader.found if limit == max_bytes else {}
 
 
@@ -86,9 +85,7 @@ def wait(root: Path) -> bool:
 def _read_all(root: Path, max_bytes: int, exclude: tuple[str, ...], out: BinaryIO) -> None:
     """The child's work: every task file's result, as cache lines, each line flushed."""
     results = _results(str(root), TaskScope(root, exclude, max_bytes), max_bytes)
-    for line in cache.frames(root, results, rows_a_line=LINE_ROWS):
-        out.write(line)
-        out.flush()
+    cache.write_lines(out, root, results, LINE_ROWS)
 
 
 def _results(root: str, scope: TaskScope, max_bytes: int) -> Iterator[FileResult]:

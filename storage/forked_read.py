@@ -51,6 +51,19 @@ at the child's lines."""
 ReadOne = Callable[[str], FileResult | None]
 
 
+class _Cell:
+    """One int64 of a `_Split`'s shared page, read and written as an attribute."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __get__(self, split: _Split, owner: type | None = None) -> int:
+        return int(split.cells[self.index])
+
+    def __set__(self, split: _Split, value: int) -> None:
+        split.cells[self.index] = value
+
+
 class _Split:
     """Two numbers in memory a forked child shares with this process: the child reads its
     paths in order while their index is under `stop`, and says before each how far it got
@@ -59,26 +72,13 @@ class _Split:
     never left out (the child writes `started` before reading its path, and stops only
     at an index this process claimed)."""
 
+    stop = _Cell(0)
+    started = _Cell(1)
+
     def __init__(self, count: int) -> None:
         self._memory = mmap.mmap(-1, 16)  # shared with a child forked later
-        self._cells = memoryview(self._memory).cast("q")
+        self.cells = memoryview(self._memory).cast("q")
         self.stop, self.started = count, 0
-
-    @property
-    def stop(self) -> int:
-        return self._cells[0]
-
-    @stop.setter
-    def stop(self, value: int) -> None:
-        self._cells[0] = value
-
-    @property
-    def started(self) -> int:
-        return self._cells[1]
-
-    @started.setter
-    def started(self, value: int) -> None:
-        self._cells[1] = value
 
 
 def read_all(paths: Sequence[str], read_one: ReadOne, root: Path) -> dict[str, FileResult | None]:
@@ -104,8 +104,7 @@ def read_forked(
         reader = cache.LineReader(root)
         got = _read_beside(paths[:half], read_one, child, reader)
         got.update(_take_back(theirs, read_one, split))
-        for line in child.lines():
-            reader.take(line)
+        reader.take_all(child.lines())
         sent = reader.found if child.succeeded else {}
     for path in theirs:
         if path not in got:
@@ -121,8 +120,7 @@ def _read_beside(
     for n, path in enumerate(paths, 1):
         got[path] = read_one(path)
         if n % CHILD_ROWS == 0:
-            for line in child.lines(wait=False):
-                reader.take(line)
+            reader.take_all(child.lines(wait=False))
     return got
 
 
@@ -146,9 +144,7 @@ def _send(
     """The child's work: read and parse its paths in order until the one this process
     claimed, and write their results to `out` as cache lines, each whole as soon as its
     rows are read."""
-    for line in cache.frames(root, _claimed(paths, read_one, split), rows_a_line=CHILD_ROWS):
-        out.write(line)
-        out.flush()
+    cache.write_lines(out, root, _claimed(paths, read_one, split), CHILD_ROWS)
 
 
 def _claimed(paths: Sequence[str], read_one: ReadOne, split: _Split) -> Iterator[FileResult]:

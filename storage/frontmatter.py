@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 # Loaded here, with this module, on the thread that imports it (every entry point's main
@@ -86,10 +85,8 @@ def _find_closing(rest: str, start: int) -> re.Match[str] | None:
         at = (dots if dots >= 0 else dashes) + 1
 
 
-@cache
-def _alias_limits() -> Any:
-    """How far the YAML library replays aliases (a billion laughs stops here)."""
-    return yaml_rs.AliasLimits(max_total_replayed_events=10_000, max_replay_stack_depth=16)
+_ALIAS_LIMITS = yaml_rs.AliasLimits(max_total_replayed_events=10_000, max_replay_stack_depth=16)
+"""How far the YAML library replays aliases (a billion laughs stops here)."""
 
 
 def parse_front(parts: Parts, path: str = "") -> dict[str, Any]:
@@ -100,7 +97,7 @@ def parse_front(parts: Parts, path: str = "") -> dict[str, Any]:
         raise ParseError(path, f"a NUL character in the frontmatter (line {line})")
     check_indicators(parts.front, path)
     try:
-        data = yaml_rs.loads(parts.front, parse_datetime=False, alias_limits=_alias_limits())
+        data = yaml_rs.loads(parts.front, parse_datetime=False, alias_limits=_ALIAS_LIMITS)
     except yaml_rs.YAMLDecodeError as exc:
         raise ParseError(path, f"invalid YAML in frontmatter: {_first_line(str(exc))}") from exc
     except TypeError as exc:  # a complex key (`? {a: 1}`) cannot key a Python dict
